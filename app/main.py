@@ -1,0 +1,17 @@
+"""Entry point: page frame, navigation and the shared sidebar."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from app.sidebar import render_sidebar
+
+st.set_page_config(page_title="Discourse QA Studio", page_icon=":material/explore:", layout="wide")
+navigation = st.navigation(
+    [
+        st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
+        st.Page("pages/ask.py", title="Ask", icon=":material/forum:"),
+    ]
+)
+render_sidebar()
+navigation.run()

@@ -1,0 +1,108 @@
+"""Library page: upload and index documents, see what each holds, delete or re-index them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from app.state import studio_or_stop
+from backend.errors import StudioError
+from backend.studio import Studio
+
+SAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "samples"
+STAGE_NAMES = {"read": "Reading", "segment": "Segmenting", "embed": "Embedding", "store": "Storing"}
+
+
+def _index_files(studio: Studio, files: list[tuple[str, bytes]]) -> None:
+    overall = st.progress(0.0, text=f"0 of {len(files)} files")
+    for number, (name, data) in enumerate(files, start=1):
+        bar = st.progress(0.0, text=f"{name}: starting")
+
+        def progress(stage: str, done: int, total: int, name: str = name, bar=bar) -> None:
+            fraction = done / total if total else 0.0
+            counts = f" {done}/{total}" if total > 1 else ""
+            bar.progress(min(fraction, 1.0), text=f"{name}: {STAGE_NAMES.get(stage, stage)}{counts}")
+
+        try:
+            report = studio.indexer.index_file(data, name, progress=progress)
+        except StudioError as error:
+            bar.empty()
+            st.error(f"{name}: {error}")
+        else:
+            bar.empty()
+            if report.status == "unchanged":
+                st.info(f"{name}: already in the library as '{report.name}', nothing to do.")
+            else:
+                doc = report.document
+                st.success(
+                    f"{name}: indexed {len(doc.paragraphs)} paragraphs, {len(doc.sentences)} sentences, "
+                    f"{len(doc.chunks)} chunks in {sum(report.seconds.values()):.1f} s."
+                )
+                for warning in doc.warnings:
+                    st.warning(f"{name}: {warning}")
+        overall.progress(number / len(files), text=f"{number} of {len(files)} files")
+
+
+def _upload_section(studio: Studio) -> None:
+    limit = studio.settings.max_upload_mb
+    uploads = st.file_uploader(
+        f"Add documents (PDF, TXT, Markdown, HTML; up to {limit:g} MB each)",
+        type=["pdf", "txt", "text", "md", "markdown", "html", "htm"],
+        accept_multiple_files=True,
+        key="library_uploads",
+    )
+    left, right = st.columns(2)
+    if left.button("Index uploaded files", disabled=not uploads, type="primary", key="library_index"):
+        _index_files(studio, [(f.name, f.getvalue()) for f in uploads])
+    samples = sorted(p for p in SAMPLES_DIR.glob("*") if p.is_file())
+    if right.button(f"Add the {len(samples)} sample documents", key="library_samples", disabled=not samples):
+        _index_files(studio, [(p.name, p.read_bytes()) for p in samples])
+
+
+def _documents_section(studio: Studio) -> None:
+    summaries = studio.library.summaries()
+    st.subheader(f"Documents ({len(summaries)})")
+    if not summaries:
+        st.info("The library is empty. Upload files above, or add the sample documents to try the studio.")
+        return
+    stale = set(studio.stale_documents())
+    rows = [
+        {
+            "name": s.name,
+            "type": s.source_type,
+            "size (KB)": round(s.size_bytes / 1024, 1),
+            "pages": s.page_count,
+            "paragraphs": s.paragraphs,
+            "sentences": s.sentences,
+            "chunks": s.chunks,
+            "words": s.words,
+            "index": "needs re-indexing" if s.id in stale else "current",
+        }
+        for s in summaries
+    ]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if stale and st.button(
+        f"Re-index {len(stale)} documents built with other settings", key="library_reindex"
+    ):
+        for doc_id in stale:
+            with st.spinner(f"Re-indexing {studio.library.get(doc_id).name}"):
+                studio.indexer.reindex(doc_id)
+        st.rerun()
+    names = {s.id: s.name for s in summaries}
+    with st.expander("Delete a document"):
+        doc_id = st.selectbox("Document", list(names), format_func=names.get, key="library_delete_pick")
+        confirm = st.checkbox(
+            "Also delete its chunks, vectors and stored upload", key="library_delete_confirm"
+        )
+        if st.button("Delete", disabled=not confirm, key="library_delete"):
+            studio.indexer.delete(doc_id)
+            st.success(f"Deleted '{names[doc_id]}' and everything derived from it.")
+            st.rerun()
+
+
+studio = studio_or_stop()
+st.title("Library")
+_upload_section(studio)
+_documents_section(studio)

@@ -1,0 +1,57 @@
+"""What every method returns: an answer, its citations, the passages read and what it cost."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from backend.llm.base import Completion
+from backend.retrieval.search import Passage
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A `[n]` marker in the answer resolved to the passage it names.
+
+    `source` says who put the marker there: the model, or the studio's similarity attribution.
+    """
+
+    number: int
+    passage: Passage
+    source: Literal["model", "attributed"] = "model"
+    similarity: float | None = None
+
+
+@dataclass
+class StageCost:
+    stage: str
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+
+    def add(self, completion: Completion) -> None:
+        self.calls += 1
+        self.prompt_tokens += completion.prompt_tokens
+        self.completion_tokens += completion.completion_tokens
+        self.latency_s += completion.latency_s
+
+
+@dataclass
+class Answer:
+    method: str
+    question: str
+    text: str
+    passages: list[Passage]
+    citations: list[Citation]
+    producer: str
+    costs: list[StageCost] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def total_tokens(self) -> int:
+        return sum(c.prompt_tokens + c.completion_tokens for c in self.costs)
+
+    @property
+    def total_latency_s(self) -> float:
+        return sum(c.latency_s for c in self.costs)

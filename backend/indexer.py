@@ -1,0 +1,121 @@
+"""Turns an uploaded file into a library document: load, segment, embed, store, commit.
+
+The content hash is the document id, so identical bytes are recognised before any work; the
+library entry is written last, so a crash at any earlier step leaves nothing visible and the
+next attempt simply redoes the work (the store replaces partial rows for that id).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Literal
+
+from backend.config import Settings
+from backend.errors import BadDocumentError
+from backend.ingest.build import build_document
+from backend.ingest.document import Document
+from backend.ingest.loaders import load_file
+from backend.library import Library
+from backend.progress import ProgressFn, no_progress
+from backend.retrieval.embedder import Embedder
+from backend.retrieval.store import VectorStore
+
+
+@dataclass
+class IndexReport:
+    """What one upload did, for the progress panel and the ingestion benchmark."""
+
+    doc_id: str
+    name: str
+    status: Literal["added", "unchanged"]
+    seconds: dict[str, float] = field(default_factory=dict)
+    document: Document | None = None
+
+
+def content_id(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:20]
+
+
+class Indexer:
+    def __init__(self, settings: Settings, embedder: Embedder, store: VectorStore, library: Library) -> None:
+        self._settings = settings
+        self._embedder = embedder
+        self._store = store
+        self._library = library
+
+    def index_file(self, data: bytes, name: str, progress: ProgressFn = no_progress) -> IndexReport:
+        """Index one upload; raises BadDocumentError with a user-facing message on bad input."""
+        limit = int(self._settings.max_upload_mb * 1024 * 1024)
+        doc_id = content_id(data)
+        fingerprint = self._settings.index_fingerprint()
+        if doc_id in self._library:
+            existing = self._library.get(doc_id)
+            if existing.index_fingerprint == fingerprint:
+                return IndexReport(doc_id, existing.name, "unchanged", document=existing)
+        seconds: dict[str, float] = {}
+        started = time.perf_counter()
+        progress("read", 0, 1)
+        loaded = load_file(data, name, max_bytes=limit)
+        seconds["read"] = time.perf_counter() - started
+        return self._index_loaded(loaded, data, doc_id, name, seconds, progress)
+
+    def reindex(self, doc_id: str, progress: ProgressFn = no_progress) -> IndexReport:
+        """Rebuild a document from its stored upload under the current settings."""
+        doc = self._library.get(doc_id)
+        data = self._library.upload(doc_id)
+        started = time.perf_counter()
+        loaded = load_file(data, doc.name, max_bytes=max(len(data), 1))
+        return self._index_loaded(
+            loaded, data, doc_id, doc.name, {"read": time.perf_counter() - started}, progress
+        )
+
+    def _index_loaded(
+        self, loaded, data: bytes, doc_id: str, name: str, seconds: dict[str, float], progress: ProgressFn
+    ) -> IndexReport:
+        started = time.perf_counter()
+        progress("segment", 0, 1)
+        doc = build_document(
+            loaded,
+            doc_id=doc_id,
+            name=name,
+            size_bytes=len(data),
+            count_tokens_many=self._embedder.count_tokens_many,
+            chunk_tokens=self._settings.chunk_tokens,
+            index_fingerprint=self._settings.index_fingerprint(),
+        )
+        if not doc.chunks:
+            raise BadDocumentError(
+                f"'{name}' contains no sentences to index.", "Upload a file with text in it."
+            )
+        seconds["segment"] = time.perf_counter() - started
+        progress("segment", 1, 1)
+
+        started = time.perf_counter()
+        chunk_vectors = self._embedder.encode([doc.chunk_text(c) for c in doc.chunks], progress=progress)
+        sentence_vectors = self._embedder.encode(
+            [doc.sentence_text(s) for s in doc.sentences], progress=progress
+        )
+        seconds["embed"] = time.perf_counter() - started
+
+        started = time.perf_counter()
+        progress("store", 0, 1)
+        self._library.save_upload(doc_id, data)
+        self._store.add_document(doc, chunk_vectors, sentence_vectors)
+        self._library.add(doc)
+        seconds["store"] = time.perf_counter() - started
+        progress("store", 1, 1)
+        return IndexReport(doc_id, name, "added", seconds=seconds, document=doc)
+
+    def delete(self, doc_id: str) -> None:
+        """Remove a document and everything derived from it."""
+        self._library.remove(doc_id)
+        self._store.delete_document(doc_id)
+
+    def prune_orphans(self) -> int:
+        """Drop store rows whose document never committed (an ingestion killed midway)."""
+        orphans = self._store.document_ids() - set(self._library.ids())
+        for doc_id in orphans:
+            self._store.delete_document(doc_id)
+        return len(orphans)

@@ -1,0 +1,55 @@
+"""Renders an answer: text, numbered citations, warnings, the passages read and the cost table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from backend.pipelines import Answer
+from components.safe_text import escape_markdown
+
+
+def render_answer(answer: Answer) -> None:
+    st.markdown(f"**Answer** · {escape_markdown(answer.method)} · produced by `{answer.producer}`")
+    with st.container(border=True):
+        st.markdown(escape_markdown(answer.text) if answer.text else "_No answer text._")
+    for warning in answer.warnings:
+        st.warning(warning)
+    if answer.citations:
+        st.markdown("**Sources cited**")
+        for citation in answer.citations:
+            origin = (
+                "cited by the model"
+                if citation.source == "model"
+                else f"attributed by similarity {citation.similarity:.2f}"
+            )
+            st.markdown(f"\\[{citation.number}\\] {escape_markdown(citation.passage.place)} · _{origin}_")
+    render_passages(answer)
+    render_costs(answer)
+
+
+def render_passages(answer: Answer) -> None:
+    cited = {c.number for c in answer.citations}
+    st.markdown(f"**Passages given to the model** ({len(answer.passages)})")
+    for number, passage in enumerate(answer.passages, start=1):
+        score = f" · score {passage.score:.3f}" if passage.score is not None else ""
+        mark = " · cited" if number in cited else ""
+        with st.expander(f"[{number}] {passage.place}{score}{mark}", expanded=number in cited):
+            st.markdown(escape_markdown(passage.text))
+
+
+def render_costs(answer: Answer) -> None:
+    if not answer.costs:
+        return
+    rows = [
+        {
+            "stage": c.stage,
+            "calls": c.calls,
+            "prompt tokens": c.prompt_tokens,
+            "completion tokens": c.completion_tokens,
+            "seconds": round(c.latency_s, 3),
+        }
+        for c in answer.costs
+    ]
+    st.caption(f"Total: {answer.total_tokens} tokens, {answer.total_latency_s:.2f} s")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")

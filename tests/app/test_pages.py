@@ -1,0 +1,72 @@
+"""The Streamlit pages through AppTest, on the real embedded defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.integration
+MAIN = str(REPO_ROOT / "app" / "main.py")
+
+
+@pytest.fixture
+def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.setenv("STUDIO_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("STUDIO_CONFIG", str(tmp_path / "studio.toml"))
+    monkeypatch.setenv("STUDIO_LLM_MAX_TOKENS", "40")
+    return tmp_path
+
+
+def _texts(at: AppTest) -> str:
+    parts = [
+        e.value
+        for kind in ("markdown", "info", "success", "warning", "error", "caption")
+        for e in getattr(at, kind)
+    ]
+    return "\n".join(str(p) for p in parts).replace("\\", "")  # drop markdown escapes
+
+
+def test_library_starts_empty_then_indexes_samples(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=120).run()
+    assert not at.exception
+    assert at.title[0].value == "Library"
+    assert "library is empty" in _texts(at)
+    assert "embedded:gemma-3-270m" in _texts(at), "the sidebar names the active model"
+    at.button(key="library_samples").click().run()
+    assert not at.exception and not at.error
+    assert len(at.success) == 2 and "indexed" in at.success[0].value
+    assert at.dataframe[0].value.shape[0] == 2
+    at.button(key="library_samples").click().run()
+    assert len(at.info) >= 2 and "already in the library" in _texts(at)
+
+
+def test_ask_page_gives_a_cited_answer_view(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=180).run()
+    at.button(key="library_samples").click().run()
+    at.switch_page("pages/ask.py").run()
+    assert at.title[0].value == "Ask"
+    at.text_input(key="ask_question").input("How many buses did the city buy?")
+    at.button[-1].click().run()
+    assert not at.exception and not at.error
+    texts = _texts(at)
+    assert "Passages given to the model** (5)" in texts
+    assert len([e for e in at.expander if e.label.startswith("[")]) == 5
+    assert "produced by" in texts
+
+
+def test_ask_page_explains_an_empty_library(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=60).run()
+    at.switch_page("pages/ask.py").run()
+    assert "library is empty" in _texts(at)
+
+
+def test_unreachable_chroma_server_is_explained(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CHROMA_HOST", "127.0.0.1")
+    monkeypatch.setenv("CHROMA_PORT", "9")
+    at = AppTest.from_file(MAIN, default_timeout=60).run()
+    assert not at.exception
+    assert at.error and "did not answer" in at.error[0].value
