@@ -11,6 +11,7 @@ navigation = st.navigation(
     [
         st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
         st.Page("pages/ask.py", title="Ask", icon=":material/forum:"),
+        st.Page("pages/discourse.py", title="Discourse", icon=":material/account_tree:"),
     ]
 )
 render_sidebar()

@@ -12,6 +12,7 @@ from backend.errors import StudioError
 from backend.studio import Studio
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "samples"
+NOTICE_KEY = "library_notice"
 STAGE_NAMES = {"read": "Reading", "segment": "Segmenting", "embed": "Embedding", "store": "Storing"}
 
 
@@ -89,6 +90,7 @@ def _documents_section(studio: Studio) -> None:
         for doc_id in stale:
             with st.spinner(f"Re-indexing {studio.library.get(doc_id).name}"):
                 studio.indexer.reindex(doc_id)
+        st.session_state[NOTICE_KEY] = f"Re-indexed {len(stale)} documents with the current settings."
         st.rerun()
     names = {s.id: s.name for s in summaries}
     with st.expander("Delete a document"):
@@ -98,11 +100,13 @@ def _documents_section(studio: Studio) -> None:
         )
         if st.button("Delete", disabled=not confirm, key="library_delete"):
             studio.indexer.delete(doc_id)
-            st.success(f"Deleted '{names[doc_id]}' and everything derived from it.")
+            st.session_state[NOTICE_KEY] = f"Deleted '{names[doc_id]}' and everything derived from it."
             st.rerun()
 
 
 studio = studio_or_stop()
 st.title("Library")
+if NOTICE_KEY in st.session_state:
+    st.success(st.session_state.pop(NOTICE_KEY))
 _upload_section(studio)
 _documents_section(studio)

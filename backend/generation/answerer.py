@@ -58,12 +58,8 @@ def generate_cited_answer(
     else:
         completion = llm.chat(answer_messages(question, passages), max_tokens=max_tokens)
     text = completion.text.strip()
-    warnings = []
-    if not text:
-        warnings.append("The model returned an empty answer.")
-    citations, citation_warnings = resolve_citations(text, passages)
-    warnings += citation_warnings
-    if text and not citations:
+    citations, warnings = resolve_citations(text, passages)
+    if not citations:
         text, citations = attribute_sentences(text, passages, embedder)
         if citations:
             warnings.append(

@@ -66,7 +66,9 @@ class Embedder:
         keys = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
         with self._lock:
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
-        todo_keys, todo_texts = list(todo), list(todo.values())
+        # longest first, so each batch pads to similar lengths (the library sorts only within a call)
+        order = sorted(todo, key=lambda k: len(todo[k]), reverse=True)
+        todo_keys, todo_texts = order, [todo[k] for k in order]
         total = len(todo_texts)
         progress("embed", 0, total)
         for begin in range(0, total, self.batch_size):

@@ -70,3 +70,31 @@ def test_unreachable_chroma_server_is_explained(app_env: Path, monkeypatch: pyte
     at = AppTest.from_file(MAIN, default_timeout=60).run()
     assert not at.exception
     assert at.error and "did not answer" in at.error[0].value
+
+
+def test_unreachable_ollama_is_explained_on_ask(app_env: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=120).run()
+    at.button(key="library_samples").click().run()
+    monkeypatch.setenv("STUDIO_LLM_BACKEND", "ollama")
+    monkeypatch.setenv("STUDIO_LLM_MODEL", "llama3.2")
+    monkeypatch.setenv("OLLAMA_HOST", "http://127.0.0.1:9")
+    monkeypatch.setenv("STUDIO_LLM_MAX_RETRIES", "0")
+    at = AppTest.from_file(MAIN, default_timeout=120).run()
+    assert "Ollama at http://127.0.0.1:9 did not answer (connection refused)" in _texts(at)
+    at.switch_page("pages/ask.py").run()
+    at.text_input(key="ask_question").input("How many buses?")
+    at.button[-1].click().run()
+    assert not at.exception
+    assert at.error and "127.0.0.1:9" in at.error[0].value
+
+
+def test_delete_removes_a_document_and_says_so(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=120).run()
+    at.button(key="library_samples").click().run()
+    assert at.dataframe[0].value.shape[0] == 2
+    at.checkbox(key="library_delete_confirm").check().run()
+    at.button(key="library_delete").click().run()
+    assert not at.exception
+    assert "Deleted '" in at.success[0].value
+    assert at.dataframe[0].value.shape[0] == 1
+

@@ -1,0 +1,35 @@
+"""The Discourse page end to end with the real embedder and the committed weights."""
+
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+PAGE = str(Path(__file__).resolve().parents[3] / "app" / "pages" / "discourse.py")
+TEXT = (
+    "The library opened in 1901. It was funded by a local merchant.\n\n"
+    "However, the building burned down in 1920. A new one was built two years later, "
+    "because the town had grown."
+)
+
+
+def test_pasted_text_renders_a_tree() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    assert not at.exception
+    assert at.info  # asks for text first
+    at.text_area(key="discourse_text").input(TEXT)
+    at.button(key="discourse_parse").click().run()
+    assert not at.exception and not at.error
+    (html,) = at.html
+    assert "<svg" in html.proto.body and "rst-edge rst-N" in html.proto.body
+    assert "<title>The library opened in 1901.</title>" in html.proto.body
+    assert any("Produced by: trained-sentence-parser:gum-v1" in c.value for c in at.caption)
+    assert "4 sentences in 2 paragraphs" in " ".join(c.value for c in at.caption)
+    at.radio(key="discourse_names").set_value("Disco-RAG labels").run()
+    assert not at.exception and len(at.html) == 1
+
+
+def test_empty_input_asks_for_text() -> None:
+    at = AppTest.from_file(PAGE, default_timeout=60).run()
+    at.button(key="discourse_parse").click().run()
+    assert not at.exception and not at.error
+    assert any("Paste some text" in i.value for i in at.info)
