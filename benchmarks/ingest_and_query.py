@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from backend.config import load_settings
+from backend.errors import StudioError
 from backend.eval.qasper import load_qasper
 from backend.retrieval.search import retrieve_chunks
 from backend.studio import Studio
@@ -33,17 +34,18 @@ def _percentiles(samples: list[float]) -> str:
     return f"p50 {1000 * statistics.median(ordered):8.1f} ms   p95 {1000 * p95:8.1f} ms   (n={len(ordered)})"
 
 
-def build_corpus(qasper: Path, words: int) -> tuple[str, list[str]]:
-    """Concatenate whole papers until the word target; return the Markdown and their questions."""
-    parts, questions, count = [], [], 0
+def build_corpus(qasper: Path, words: int, questions: int) -> tuple[str, list[str]]:
+    """Whole papers until the word target; their questions first, topped up from later papers."""
+    parts, asked, count = [], [], 0
     for paper in load_qasper(qasper):
-        text = paper.to_markdown().replace("\n# ", "\n## ", 1)
-        parts.append(text)
-        questions.extend(q.question for q in paper.questions)
-        count += len(text.split())
-        if count >= words:
+        if count < words:
+            text = paper.to_markdown().replace("\n# ", "\n## ", 1)
+            parts.append(text)
+            count += len(text.split())
+        elif len(asked) >= questions:
             break
-    return "# QASPER dev papers, concatenated\n\n" + "\n".join(parts), questions
+        asked.extend(q.question for q in paper.questions)
+    return "# QASPER dev papers, concatenated\n\n" + "\n".join(parts), asked[:questions]
 
 
 def main() -> None:
@@ -54,7 +56,7 @@ def main() -> None:
     parser.add_argument("--rag-questions", type=int, default=50)
     args = parser.parse_args()
 
-    text, questions = build_corpus(args.qasper, args.words)
+    text, questions = build_corpus(args.qasper, args.words, args.questions)
     with tempfile.TemporaryDirectory() as tmp:
         settings = load_settings().updated(data_dir=Path(tmp), chroma_host="")
         started = time.perf_counter()
@@ -83,7 +85,7 @@ def main() -> None:
             f"embed stage / baseline = {report.seconds['embed'] / raw_s:.2f}"
         )
 
-        asked = questions[: args.questions]
+        asked = questions
         fresh_queries = [f"{q} ({i})" for i, q in enumerate(asked)]
         retrieval, raw = [], []
         for question in fresh_queries:
@@ -106,14 +108,28 @@ def main() -> None:
         )
         print(f"baseline raw Chroma query alone:                                {_percentiles(raw)}")
 
-        rag = []
+        rag, failed, prompt_tokens, completion_tokens, retries = [], [], [], [], 0
         for question in asked[: args.rag_questions]:
-            answer = studio.ask("standard_rag", question)
-            rag.append(answer.total_latency_s)
+            started = time.perf_counter()
+            try:
+                answer = studio.ask("standard_rag", question)
+            except StudioError as error:
+                failed.append(str(error))
+                continue
+            rag.append(time.perf_counter() - started)
+            generate = answer.costs[-1]
+            prompt_tokens.append(generate.prompt_tokens)
+            completion_tokens.append(generate.completion_tokens)
+            retries += generate.retries
         if rag:
             print(
-                f"standard RAG on {studio.llm.label}: {_percentiles(rag)}; "
+                f"standard RAG end to end on {studio.llm.label}: {_percentiles(rag)}; "
                 f"retrieval share of p50 = {statistics.median(retrieval) / statistics.median(rag):.1%}"
+            )
+            print(
+                f"  prompt tokens median {statistics.median(prompt_tokens):.0f}, completion tokens median "
+                f"{statistics.median(completion_tokens):.0f} (max {max(completion_tokens)}), "
+                f"retries {retries}, failed {len(failed)}" + (f": {failed[0]}" if failed else "")
             )
 
 

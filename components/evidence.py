@@ -48,6 +48,7 @@ def render_costs(answer: Answer) -> None:
             "prompt tokens": c.prompt_tokens,
             "completion tokens": c.completion_tokens,
             "seconds": round(c.latency_s, 3),
+            "retries": c.retries,
         }
         for c in answer.costs
     ]

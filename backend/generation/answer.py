@@ -29,9 +29,11 @@ class StageCost:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    retries: int = 0
 
     def add(self, completion: Completion) -> None:
         self.calls += 1
+        self.retries += completion.retries
         self.prompt_tokens += completion.prompt_tokens
         self.completion_tokens += completion.completion_tokens
         self.latency_s += completion.latency_s
