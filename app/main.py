@@ -9,9 +9,9 @@ from app.sidebar import render_sidebar
 st.set_page_config(page_title="Discourse QA Studio", page_icon=":material/explore:", layout="wide")
 navigation = st.navigation(
     [
-        st.Page("pages/library.py", title="Library", icon=":material/library_books:", default=True),
-        st.Page("pages/ask.py", title="Ask", icon=":material/forum:"),
-        st.Page("pages/discourse.py", title="Discourse", icon=":material/account_tree:"),
+        st.Page("views/library.py", title="Library", icon=":material/library_books:", default=True),
+        st.Page("views/ask.py", title="Ask", icon=":material/forum:"),
+        st.Page("views/discourse.py", title="Discourse", icon=":material/account_tree:"),
     ]
 )
 render_sidebar()

@@ -1,4 +1,4 @@
-"""Draw an RSTTree as a self-contained SVG (no scripts, no CDN): works offline and in st.html.
+"""Draw an RSTTree as a self-contained SVG (no scripts, no CDN): works offline inside st.iframe.
 
 Root on the left, sentences on the right, one row per unit. Each internal node shows its
 relation and nuclearity; an edge to a nucleus is solid, to a satellite dashed. Hovering a
@@ -84,7 +84,7 @@ def render_rst_svg(tree: RSTTree, relation_label: Callable[[str], str] = str) ->
 
 
 def render_rst_html(tree: RSTTree, relation_label: Callable[[str], str] = str) -> str:
-    """The SVG in a scrollable box with a legend: what the page passes to st.html."""
+    """The SVG in a scrollable box with a legend, as a whole page for st.iframe (st.html strips SVG)."""
     legend = (
         f'<div style="font:12px sans-serif;margin-bottom:6px">'
         f'<span style="color:{NUCLEUS}">━━ nucleus (N)</span> &nbsp; '

@@ -47,7 +47,7 @@ def test_library_starts_empty_then_indexes_samples(app_env: Path) -> None:
 def test_ask_page_gives_a_cited_answer_view(app_env: Path) -> None:
     at = AppTest.from_file(MAIN, default_timeout=180).run()
     at.button(key="library_samples").click().run()
-    at.switch_page("pages/ask.py").run()
+    at.switch_page("views/ask.py").run()
     assert at.title[0].value == "Ask"
     at.text_input(key="ask_question").input("How many buses did the city buy?")
     at.button[-1].click().run()
@@ -60,7 +60,7 @@ def test_ask_page_gives_a_cited_answer_view(app_env: Path) -> None:
 
 def test_ask_page_explains_an_empty_library(app_env: Path) -> None:
     at = AppTest.from_file(MAIN, default_timeout=60).run()
-    at.switch_page("pages/ask.py").run()
+    at.switch_page("views/ask.py").run()
     assert "library is empty" in _texts(at)
 
 
@@ -81,7 +81,7 @@ def test_unreachable_ollama_is_explained_on_ask(app_env: Path, monkeypatch: pyte
     monkeypatch.setenv("STUDIO_LLM_MAX_RETRIES", "0")
     at = AppTest.from_file(MAIN, default_timeout=120).run()
     assert "Ollama at http://127.0.0.1:9 did not answer (connection refused)" in _texts(at)
-    at.switch_page("pages/ask.py").run()
+    at.switch_page("views/ask.py").run()
     at.text_input(key="ask_question").input("How many buses?")
     at.button[-1].click().run()
     assert not at.exception

@@ -99,7 +99,7 @@ st.caption(
     f"Produced by: {tree.producer} · {len(tree.units)} sentences "
     f"in {tree.metadata.get('paragraphs', 1)} paragraphs"
 )
-st.html(render_rst_html(tree, label))
+st.iframe(render_rst_html(tree, label), height=min(720, 80 + 26 * len(tree.units)))
 with st.expander("Nodes as a table"):
     st.dataframe(
         pd.DataFrame(
