@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from app.state import current_settings, replace_settings, studio_or_stop
+from app.state import current_settings, load_studio, replace_settings
 from backend.config import config_file_path, save_settings
 from backend.errors import StudioError
 from backend.llm.factory import list_ollama_models
@@ -36,8 +36,10 @@ def render_sidebar() -> None:
     settings = current_settings()
     with st.sidebar:
         st.subheader("Services")
-        studio = studio_or_stop()
-        render_statuses(studio.statuses())
+        try:
+            render_statuses(load_studio().statuses())
+        except StudioError as error:
+            st.error(str(error))
         with st.expander("Settings"):
             backend = st.selectbox(
                 "Language model",
@@ -58,6 +60,15 @@ def render_sidebar() -> None:
             changes["llm_model"] = _model_field(backend, settings.llm_model, settings.updated(**changes))
             changes["top_k"] = st.number_input(
                 "Passages per question (k)", 1, 50, settings.top_k, key="sidebar_k"
+            )
+            changes["embedding_model"] = st.text_input(
+                "Embedding model (sentence-transformers name or folder)",
+                settings.embedding_model,
+                key="sidebar_embedder",
+                help="A new embedder or chunk size uses new collections; re-index on the Library page.",
+            )
+            changes["chunk_tokens"] = st.number_input(
+                "Chunk size (tokens)", 32, 2048, settings.chunk_tokens, key="sidebar_chunk_tokens"
             )
             changes["chroma_host"] = st.text_input(
                 "Chroma server host (empty: embedded store)", settings.chroma_host, key="sidebar_chroma"

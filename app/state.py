@@ -27,12 +27,17 @@ def _studio(settings_key: str, _settings: Settings) -> Studio:
     return Studio(_settings)
 
 
+def load_studio() -> Studio:
+    """The studio for the current settings (raises StudioError if it cannot start)."""
+    settings = current_settings()
+    return _studio(settings.cache_key(), settings)
+
+
 def studio_or_stop() -> Studio:
     """The studio for the current settings; explains and stops the page if it cannot start."""
-    settings = current_settings()
     try:
-        return _studio(settings.cache_key(), settings)
+        return load_studio()
     except StudioError as error:
-        st.error(str(error))
+        st.error(f"{error} You can change the settings in the sidebar.")
         st.stop()
         raise

@@ -40,7 +40,7 @@ if studio.llm.label.startswith("embedded:"):
 
 with st.form("ask_form"):
     question = st.text_input("Question", key="ask_question", placeholder="What does the document say about…?")
-    submitted = st.form_submit_button("Ask", type="primary")
+    submitted = st.form_submit_button("Ask", type="primary", key="ask_submit")
 
 if submitted:
     if doc_ids is not None and not doc_ids:

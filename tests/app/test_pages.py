@@ -50,7 +50,7 @@ def test_ask_page_gives_a_cited_answer_view(app_env: Path) -> None:
     at.switch_page("views/ask.py").run()
     assert at.title[0].value == "Ask"
     at.text_input(key="ask_question").input("How many buses did the city buy?")
-    at.button[-1].click().run()
+    at.button(key="ask_submit").click().run()
     assert not at.exception and not at.error
     texts = _texts(at)
     assert "Passages given to the model** (5)" in texts
@@ -83,7 +83,7 @@ def test_unreachable_ollama_is_explained_on_ask(app_env: Path, monkeypatch: pyte
     assert "Ollama at http://127.0.0.1:9 did not answer (connection refused)" in _texts(at)
     at.switch_page("views/ask.py").run()
     at.text_input(key="ask_question").input("How many buses?")
-    at.button[-1].click().run()
+    at.button(key="ask_submit").click().run()
     assert not at.exception
     assert at.error and "127.0.0.1:9" in at.error[0].value
 
@@ -98,3 +98,12 @@ def test_delete_removes_a_document_and_says_so(app_env: Path) -> None:
     assert "Deleted '" in at.success[0].value
     assert at.dataframe[0].value.shape[0] == 1
 
+
+def test_a_broken_embedder_setting_is_explained_and_fixable(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUDIO_EMBEDDING_MODEL", str(app_env / "no-such-model"))
+    at = AppTest.from_file(MAIN, default_timeout=60).run()
+    assert not at.exception
+    assert any("Cannot load the embedding model" in e.value for e in at.error)
+    assert at.button(key="sidebar_apply"), "the settings form stays reachable to fix it"
