@@ -8,6 +8,7 @@ completion. Treat its answers as plumbing for offline runs and tests, not as qua
 
 from __future__ import annotations
 
+import atexit
 import dataclasses
 import os
 import threading
@@ -38,6 +39,15 @@ class LoadedModel:
 
 _MODELS: dict[tuple[str, int], LoadedModel] = {}
 _LOAD_LOCK = threading.Lock()
+
+
+@atexit.register
+def _close_models() -> None:
+    """Free llama.cpp models before interpreter teardown, when their destructors would fail noisily."""
+    with _LOAD_LOCK:
+        for model in _MODELS.values():
+            model.llama.close()
+        _MODELS.clear()
 
 
 def load_model(path: str, n_ctx: int) -> LoadedModel:
