@@ -1,8 +1,10 @@
 """Score sentence-level RST parsers on GUM dev with RST-Parseval, at paragraph and document level.
 
 Prints, from one run: right- and left-branching baselines (majority train labels), gold spans
-with majority labels (the majority-class label baseline), the gold paragraphs-first oracle, and
-the trained parser; then parse speed on a long document. Run from the repository root:
+with majority labels, the trained parser's own spans with majority labels (the majority-class
+label baseline on the same structure), the trained parser with only its transition scorer's
+label heads (no labeller), the gold paragraphs-first oracle, and the trained parser; then parse
+speed on a long document. Run from the repository root:
     python -m scripts.eval_rst_parser
 """
 
@@ -34,12 +36,20 @@ def majority_labels(docs: list[GumDocument]) -> tuple[str, str]:
     return Counter((n.nuclearity, n.relation) for n in nodes).most_common(1)[0][0]
 
 
-def gold_spans_majority(nuclearity: str, relation: str) -> DocumentParser:
+def majority_relabelled(
+    nuclearity: str, relation: str, spans: DocumentParser | None = None
+) -> DocumentParser:
+    """Spans from `spans` (gold when None), every node labelled with the majority pair."""
+
     def relabel(tree: RSTTree) -> RSTTree:
         nodes = [RSTNode(n.start, n.split, n.end, nuclearity, relation) for n in tree.nodes]
-        return RSTTree(tree.units, nodes, "gold-spans-majority-labels")
+        return RSTTree(tree.units, nodes, "majority-labels")
 
-    return lambda d: DocumentParse([relabel(t) for t in d.paragraph_trees], relabel(d.paragraphs_tree))
+    def predict(doc: GumDocument) -> DocumentParse:
+        parse = spans(doc) if spans else DocumentParse(doc.paragraph_trees, doc.paragraphs_tree)
+        return DocumentParse([relabel(t) for t in parse.paragraph_trees], relabel(parse.document_tree))
+
+    return predict
 
 
 def print_table(rows: dict[str, DocumentParser], docs: list[GumDocument], include_root: bool) -> None:
@@ -87,12 +97,16 @@ def main() -> None:
     nuclearity, relation = majority_labels(train.documents)
     trained = SentenceRSTParser.load(args.weights)
     vectors = cached_vectors(dev.documents, args.cache_dir / "gum-dev-minilm", get_embedder().encode)
+    predict = trained_parser(trained, vectors)
+    heads_only = trained_parser(SentenceRSTParser(trained.model, trained.meta), vectors)
     rows = {
         f"right-branching ({nuclearity}, {relation})": branching_parser("right", nuclearity, relation),
         f"left-branching ({nuclearity}, {relation})": branching_parser("left", nuclearity, relation),
-        "gold spans + majority labels": gold_spans_majority(nuclearity, relation),
+        "gold spans + majority labels": majority_relabelled(nuclearity, relation),
+        "majority class on parser spans": majority_relabelled(nuclearity, relation, predict),
         "oracle: gold paragraphs-first": gold_paragraphs_parser(),
-        trained.producer: trained_parser(trained, vectors),
+        "parser, transition-head labels": heads_only,
+        trained.producer: predict,
     }
     print("\nRST-Parseval F1 (micro-averaged, internal nodes, root included):")
     print_table(rows, dev.documents, include_root=True)

@@ -1,5 +1,6 @@
 """The scorer: one small MLP over state features with three heads (action, nuclearity, relation).
 
+The file also holds the REDUCE-time labeller (`labeller.LabelScorer`) when one was trained.
 Weights are stored as float16 with everything needed to rebuild the model and to refuse a
 mismatched embedder, so the committed file is small and self-describing.
 """
@@ -12,9 +13,10 @@ from typing import Any
 import torch
 from torch import nn
 
+from backend.discourse.labeller import LabelScorer
 from backend.errors import ConfigError
 
-WEIGHTS_FORMAT = 1
+WEIGHTS_FORMAT = 2  # 2 adds the labeller; format 1 files (no labeller) still load
 
 
 class TransitionScorer(nn.Module):
@@ -45,20 +47,28 @@ def fit_standardisation(model: TransitionScorer, features: torch.Tensor) -> None
     model.scale.copy_(1.0 / features.std(0).clamp_min(1e-3))
 
 
-def save_weights(path: Path, model: TransitionScorer, meta: dict[str, Any]) -> None:
-    """float16 state dict + metadata (sizes, label lists, allowed label pairs, embedder name)."""
-    state = {k: v.detach().to(torch.float16) for k, v in model.state_dict().items()}
+def _half(module: nn.Module) -> dict[str, torch.Tensor]:
+    return {k: v.detach().to(torch.float16) for k, v in module.state_dict().items()}
+
+
+def save_weights(
+    path: Path, model: TransitionScorer, meta: dict[str, Any], labeller: LabelScorer | None = None
+) -> None:
+    """float16 state dicts + metadata (sizes, label lists, allowed label pairs, embedder name)."""
+    blob = {"format": WEIGHTS_FORMAT, "meta": meta, "state": _half(model)}
+    if labeller is not None:
+        blob["label_state"] = _half(labeller)
     path.parent.mkdir(parents=True, exist_ok=True)
-    torch.save({"format": WEIGHTS_FORMAT, "meta": meta, "state": state}, path)
+    torch.save(blob, path)
 
 
-def load_weights(path: Path) -> tuple[TransitionScorer, dict[str, Any]]:
+def load_weights(path: Path) -> tuple[TransitionScorer, dict[str, Any], LabelScorer | None]:
     if not Path(path).exists():
         raise ConfigError(
             f"No RST parser weights at {path}.", "Train them with: python scripts/train_rst_parser.py"
         )
     blob = torch.load(path, map_location="cpu", weights_only=True)
-    if blob.get("format") != WEIGHTS_FORMAT:
+    if blob.get("format") not in (1, WEIGHTS_FORMAT):
         raise ConfigError(f"RST parser weights {path} have format {blob.get('format')!r}.", "Retrain them.")
     meta = blob["meta"]
     model = TransitionScorer(
@@ -66,4 +76,9 @@ def load_weights(path: Path) -> tuple[TransitionScorer, dict[str, Any]]:
     )
     model.load_state_dict({k: v.to(torch.float32) for k, v in blob["state"].items()})
     model.eval()
-    return model, meta
+    labeller = None
+    if "label_state" in blob:
+        labeller = LabelScorer(meta["label_features"], meta["label_hidden"], len(meta["label_pairs"]))
+        labeller.load_state_dict({k: v.to(torch.float32) for k, v in blob["label_state"].items()})
+        labeller.eval()
+    return model, meta, labeller

@@ -1,9 +1,11 @@
 """Greedy transition-based sentence-level RST parser (SHIFT / REDUCE with nuclearity and relation).
 
 Units are sentences (paragraph trees) or paragraphs (the document tree over paragraphs). The
-model sees frozen MiniLM embeddings of the top three stack subtrees and the next queue unit plus
-cheap cues; a reduced subtree's vector is the mean of its children's. Illegal actions are never
-taken, so any input of one or more units yields a valid binary tree.
+transition scorer sees frozen MiniLM embeddings of the top three stack subtrees and the next
+queue unit plus cheap cues; a reduced subtree's vector is the mean of its children's. Illegal
+actions are never taken, so any input of one or more units yields a valid binary tree. Once the
+tree is built, the labeller (`labeller.py`) scores every node's (nuclearity, relation) pair in one
+batched forward, mixed with the transition scorer's own label heads.
 """
 
 from __future__ import annotations
@@ -19,12 +21,13 @@ import numpy as np
 import torch
 
 from backend.discourse.features import Subtree, state_features, unit_cues
+from backend.discourse.labeller import LabelScorer, label_unit_cues, tree_label_features
 from backend.discourse.model import TransitionScorer, load_weights
 from backend.discourse.rst_tree import RSTNode, RSTTree, Unit, compose
 from backend.errors import BadDocumentError, ConfigError
 
-DEFAULT_WEIGHTS = Path(__file__).parent / "weights" / "sentence_parser_gum_v1.pt"
-PRODUCER = "trained-sentence-parser:gum-v1"
+DEFAULT_WEIGHTS = Path(__file__).parent / "weights" / "sentence_parser_gum_v2.pt"
+PRODUCER = "trained-sentence-parser:gum-v2"
 SHIFT, REDUCE = 0, 1
 
 EmbedFn = Callable[[Sequence[str]], np.ndarray]
@@ -69,8 +72,15 @@ class DocumentParse:
 class SentenceRSTParser:
     """Trained parser; `load_default()` uses the committed GUM weights."""
 
-    def __init__(self, model: TransitionScorer, meta: dict[str, Any], embed: EmbedFn | None = None) -> None:
+    def __init__(
+        self,
+        model: TransitionScorer,
+        meta: dict[str, Any],
+        embed: EmbedFn | None = None,
+        labeller: LabelScorer | None = None,
+    ) -> None:
         self.model = model.eval()
+        self.labeller = labeller.eval() if labeller is not None else None
         self.meta = meta
         self.producer = str(meta.get("producer", PRODUCER))
         self._embed = embed or _default_embed
@@ -78,11 +88,19 @@ class SentenceRSTParser:
         self._relations: list[str] = list(meta["relations"])
         allowed = torch.tensor(meta["allowed_pairs"], dtype=torch.bool)  # (nuclearity, relation)
         self._pair_penalty = torch.where(allowed, 0.0, float("-inf"))
+        if self.labeller is not None:
+            pairs = meta["label_pairs"]
+            self._label_pairs = [(str(nuc), str(rel)) for nuc, rel in pairs]
+            width = len(self._relations)
+            self._pair_index = torch.tensor(
+                [self._nuclearities.index(nuc) * width + self._relations.index(rel) for nuc, rel in pairs]
+            )
+            self._label_mix = float(meta.get("label_mix", 0.0))
 
     @classmethod
     def load(cls, path: Path, embed: EmbedFn | None = None) -> SentenceRSTParser:
-        model, meta = load_weights(path)
-        return cls(model, meta, embed)
+        model, meta, labeller = load_weights(path)
+        return cls(model, meta, embed, labeller)
 
     @classmethod
     def load_default(cls, embed: EmbedFn | None = None) -> SentenceRSTParser:
@@ -133,16 +151,20 @@ class SentenceRSTParser:
         n = len(units)
         if paragraph_start is None:
             paragraph_start = np.arange(n) == 0
+        cues = np.stack([unit_cues(u.text) for u in units])
         with torch.inference_mode(), _one_thread():
-            nodes = self._decode(
-                vectors, np.stack([unit_cues(u.text) for u in units]), paragraph_start, document_level
-            )
+            nodes, head_scores = self._decode(vectors, cues, paragraph_start, document_level)
+            if self.labeller is not None and nodes:
+                label_cues = np.stack([label_unit_cues(u.text, c) for u, c in zip(units, cues, strict=True)])
+                nodes = self._relabel(nodes, head_scores, vectors, label_cues, document_level)
         return RSTTree(units, nodes, self.producer, metadata={"document_level": document_level})
 
     def _decode(
         self, vectors: np.ndarray, cues: np.ndarray, paragraph_start: np.ndarray, document_level: bool
-    ) -> list[RSTNode]:
+    ) -> tuple[list[RSTNode], list[torch.Tensor]]:
+        """Greedy SHIFT/REDUCE; nodes labelled by the transition scorer, and its label scores per node."""
         n = len(vectors)
+        head_scores: list[torch.Tensor] = []  # the transition scorer's label log-probs, one per node
         stack: list[Subtree] = []
         nodes: list[RSTNode] = []
         head = 0
@@ -159,6 +181,7 @@ class SentenceRSTParser:
                 continue
             scores = nuc.log_softmax(-1)[0][:, None] + rel.log_softmax(-1)[0][None, :] + self._pair_penalty
             best = int(scores.argmax())
+            head_scores.append(scores.flatten())
             right, left = stack.pop(), stack.pop()
             nuclearity = self._nuclearities[best // len(self._relations)]
             nodes.append(
@@ -167,7 +190,25 @@ class SentenceRSTParser:
                 )
             )
             stack.append(Subtree(left.start, right.end, (left.vector + right.vector) / 2))
-        return nodes
+        return nodes, head_scores
+
+    def _relabel(
+        self,
+        nodes: list[RSTNode],
+        head_scores: list[torch.Tensor],
+        vectors: np.ndarray,
+        cues: np.ndarray,
+        document_level: bool,
+    ) -> list[RSTNode]:
+        """Labeller log-probs over seen pairs + `label_mix` x the transition scorer's, per node."""
+        assert self.labeller is not None
+        x = torch.from_numpy(tree_label_features(nodes, vectors, cues, document_level))
+        scores = self.labeller(x).log_softmax(-1)
+        if self._label_mix:
+            scores = scores + self._label_mix * torch.stack(head_scores)[:, self._pair_index]
+        best = scores.argmax(-1).tolist()
+        pairs = [self._label_pairs[b] for b in best]
+        return [RSTNode(nd.start, nd.split, nd.end, *p) for nd, p in zip(nodes, pairs, strict=True)]
 
 
 def _nonempty(texts: Sequence[str]) -> list[str]:

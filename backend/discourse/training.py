@@ -3,6 +3,8 @@
 Every gold tree (paragraph trees over sentences, document trees over paragraphs) is replayed
 as its unique SHIFT/REDUCE sequence; states where the action is forced add only label loss.
 Sentence embeddings are computed once per split and cached as .npy, so epochs are seconds.
+The labeller is trained afterwards on every gold node (teacher forcing) and selected on dev with
+the trained transition scorer's predicted structure.
 """
 
 from __future__ import annotations
@@ -22,6 +24,12 @@ from torch import nn
 from backend.discourse.features import Subtree, feature_size, state_features, unit_cues
 from backend.discourse.gum import GumDocument
 from backend.discourse.gum_eval import score, trained_parser
+from backend.discourse.labeller import (
+    LabelScorer,
+    label_feature_size,
+    label_unit_cues,
+    tree_label_features,
+)
 from backend.discourse.labels import GUM_COARSE, NUCLEARITIES
 from backend.discourse.model import TransitionScorer, fit_standardisation, save_weights
 from backend.discourse.parser import PRODUCER, SentenceRSTParser, paragraph_vectors
@@ -89,13 +97,23 @@ def oracle_states(
     return out
 
 
-def build_examples(docs: list[GumDocument], vectors: dict[str, np.ndarray]) -> Examples:
-    states = []
+def gold_trees(
+    docs: list[GumDocument], vectors: dict[str, np.ndarray]
+) -> list[tuple[RSTTree, np.ndarray, bool]]:
+    """(tree, unit vectors, document_level) for every paragraph tree and tree over paragraphs."""
+    out = []
     for doc in docs:
         vecs = vectors[doc.doc_id]
         for tree, start in zip(doc.paragraph_trees, doc.paragraph_starts, strict=True):
-            states += oracle_states(tree, vecs[start : start + len(tree.units)], False)
-        states += oracle_states(doc.paragraphs_tree, paragraph_vectors(vecs, doc.paragraph_starts), True)
+            out.append((tree, vecs[start : start + len(tree.units)], False))
+        out.append((doc.paragraphs_tree, paragraph_vectors(vecs, doc.paragraph_starts), True))
+    return out
+
+
+def build_examples(docs: list[GumDocument], vectors: dict[str, np.ndarray]) -> Examples:
+    states = []
+    for tree, vecs, document_level in gold_trees(docs, vectors):
+        states += oracle_states(tree, vecs, document_level)
     return Examples(
         np.stack([s[0] for s in states]),
         np.array([s[1] for s in states], np.int64),
@@ -183,6 +201,93 @@ def train(
         if selection > best[0]:
             best = (selection, epoch, {k: v.clone() for k, v in model.state_dict().items()})
     model.load_state_dict(best[2])
+    model.eval()
     meta["epoch"] = best[1]
-    save_weights(out_path, model, meta)
-    return {"best_epoch": best[1], "dev_mean_f1": best[0], "seconds": time.perf_counter() - began}
+    log(f"transition scorer: best epoch {best[1]} (dev mean F1 {best[0]:.2f})")
+    labeller, label_report = train_labeller(
+        model, meta, train_docs, dev_docs, train_vectors, dev_vectors, seed=seed, log=log
+    )
+    save_weights(out_path, model, meta, labeller)
+    return {
+        "best_epoch": best[1],
+        **label_report,
+        "seconds": time.perf_counter() - began,
+    }
+
+
+def label_examples(
+    docs: list[GumDocument], vectors: dict[str, np.ndarray]
+) -> tuple[np.ndarray, list[tuple[str, str]]]:
+    """Labeller features and gold (nuclearity, relation) of every gold node."""
+    feats, labels = [], []
+    for tree, vecs, document_level in gold_trees(docs, vectors):
+        if tree.nodes:
+            cues = np.stack([label_unit_cues(u.text) for u in tree.units])
+            feats.append(tree_label_features(tree.nodes, vecs, cues, document_level))
+            labels += [(n.nuclearity, n.relation) for n in tree.nodes]
+    return np.concatenate(feats), labels
+
+
+def train_labeller(
+    model: TransitionScorer,
+    meta: dict[str, Any],
+    train_docs: list[GumDocument],
+    dev_docs: list[GumDocument],
+    train_vectors: dict[str, np.ndarray],
+    dev_vectors: dict[str, np.ndarray],
+    seed: int = 13,
+    epochs: int = 8,
+    hidden: int = 256,
+    lr: float = 3e-4,
+    dropout: float = 0.7,
+    label_smoothing: float = 0.1,
+    label_mix: float = 0.5,
+    log: Log = print,
+) -> tuple[LabelScorer, dict[str, Any]]:
+    """Teacher-forced labeller on gold nodes; the epoch is chosen with predicted structure on dev.
+
+    Fills `meta` with the labeller's sizes, its label pairs (those seen in training, in sorted
+    order) and `label_mix`, the weight of the transition scorer's label heads at decoding.
+    """
+    torch.manual_seed(seed)
+    feats, labels = label_examples(train_docs, train_vectors)
+    pairs = sorted(set(labels))
+    meta.update(
+        label_features=label_feature_size(meta["dim"]),
+        label_hidden=hidden,
+        label_pairs=[list(p) for p in pairs],
+        label_mix=label_mix,
+        label_dropout=dropout,
+    )
+    log(f"labeller: {len(labels)} gold nodes, {len(pairs)} (nuclearity, relation) pairs")
+    x = torch.from_numpy(feats)
+    y = torch.tensor([pairs.index(p) for p in labels])
+    labeller = LabelScorer(x.shape[1], hidden, len(pairs), dropout)
+    labeller.mean.copy_(x.mean(0))
+    labeller.scale.copy_(1.0 / x.std(0).clamp_min(1e-3))
+    optimiser = torch.optim.AdamW(labeller.parameters(), lr=lr, weight_decay=0.1)
+    schedule = torch.optim.lr_scheduler.CosineAnnealingLR(optimiser, epochs * -(-len(x) // 64))
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=label_smoothing)
+    generator = torch.Generator().manual_seed(seed)
+    best: tuple[float, int, dict[str, torch.Tensor]] = (-1.0, -1, {})
+    for epoch in range(1, epochs + 1):
+        labeller.train()
+        for batch in torch.randperm(len(x), generator=generator).split(64):
+            loss = loss_fn(labeller(x[batch]), y[batch])
+            optimiser.zero_grad()
+            loss.backward()
+            optimiser.step()
+            schedule.step()
+        labeller.eval()
+        parser = SentenceRSTParser(model, meta, labeller=labeller)
+        dev = score(dev_docs, trained_parser(parser, dev_vectors))
+        selection = _selection_score(dev)
+        log(
+            f"labeller epoch {epoch:2d} dev mean F1 {selection:.2f} "
+            + " ".join(f"{lvl}:{s.f1('relation'):.1f}/{s.f1('full'):.1f}" for lvl, s in dev.items())
+        )
+        if selection > best[0]:
+            best = (selection, epoch, {k: v.clone() for k, v in labeller.state_dict().items()})
+    labeller.load_state_dict(best[2])
+    meta["label_epoch"] = best[1]
+    return labeller.eval(), {"label_epoch": best[1], "dev_mean_f1": best[0]}

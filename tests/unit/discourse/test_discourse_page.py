@@ -27,7 +27,7 @@ def test_pasted_text_renders_a_tree() -> None:
     (frame,) = _frames(at)
     assert "<svg" in frame and "rst-edge rst-N" in frame
     assert "<title>The library opened in 1901.</title>" in frame
-    assert any("Produced by: trained-sentence-parser:gum-v1" in c.value for c in at.caption)
+    assert any("Produced by: trained-sentence-parser:gum-v2" in c.value for c in at.caption)
     assert "4 sentences in 2 paragraphs" in " ".join(c.value for c in at.caption)
     at.radio(key="discourse_names").set_value("Disco-RAG labels").run()
     assert not at.exception and len(_frames(at)) == 1

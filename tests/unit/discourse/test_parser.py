@@ -18,7 +18,7 @@ def test_valid_tree_for_any_length(parser: SentenceRSTParser, n: int) -> None:
     tree = parser.parse(sentences(n))
     tree.validate()
     assert len(tree.units) == n and len(tree.nodes) == n - 1
-    assert tree.producer == "trained-sentence-parser:gum-v1"
+    assert tree.producer == "trained-sentence-parser:gum-v2"
 
 
 @settings(max_examples=25, deadline=None)
