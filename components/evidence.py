@@ -11,6 +11,8 @@ from components.safe_text import escape_markdown
 
 def render_answer(answer: Answer) -> None:
     st.markdown(f"**Answer** · {escape_markdown(answer.method)} · produced by `{answer.producer}`")
+    if answer.method == "extractive":
+        st.caption("Extractive answer: sentences selected from the documents, no model wrote this.")
     with st.container(border=True):
         st.markdown(escape_markdown(answer.text) if answer.text else "_No answer text._")
     for warning in answer.warnings:
@@ -18,11 +20,10 @@ def render_answer(answer: Answer) -> None:
     if answer.citations:
         st.markdown("**Sources cited**")
         for citation in answer.citations:
-            origin = (
-                "cited by the model"
-                if citation.source == "model"
-                else f"attributed by similarity {citation.similarity:.2f}"
-            )
+            origin = {
+                "model": "cited by the model",
+                "extractive": "selected from the document",
+            }.get(citation.source, f"attributed by similarity {citation.similarity or 0.0:.2f}")
             st.markdown(f"\\[{citation.number}\\] {escape_markdown(citation.passage.place)} · _{origin}_")
     render_passages(answer)
     render_costs(answer)

@@ -13,12 +13,13 @@ from backend.retrieval.search import Passage
 class Citation:
     """A `[n]` marker in the answer resolved to the passage it names.
 
-    `source` says who put the marker there: the model, or the studio's similarity attribution.
+    `source` says who put the marker there: the model, the studio's similarity attribution, or
+    the extractive answerer (the sentence was copied from that passage).
     """
 
     number: int
     passage: Passage
-    source: Literal["model", "attributed"] = "model"
+    source: Literal["model", "attributed", "extractive"] = "model"
     similarity: float | None = None
 
 
