@@ -8,6 +8,7 @@ from app.state import current_settings, load_studio, replace_settings
 from backend.config import config_file_path, save_settings
 from backend.errors import StudioError
 from backend.llm.factory import list_ollama_models
+from components.safe_text import escape_markdown
 from components.status import render_statuses
 
 BACKENDS = {
@@ -15,6 +16,28 @@ BACKENDS = {
     "ollama": "Ollama",
     "openai": "OpenAI-compatible (vLLM…)",
 }
+
+PRODUCERS = {
+    "auto": "Auto: the LLM if it passes the format check",
+    "llm": "Always the LLM",
+    "trained": "Trained models only (offline)",
+}
+
+
+def _render_structure_producer() -> None:
+    """Says who builds RST trees, graphs and routes, and lets the user re-run the model check."""
+    st.subheader("Discourse structure")
+    try:
+        studio = load_studio()
+        recheck = st.button(
+            "Re-check the model", key="sidebar_recheck", help="Probe the LLM's formats again."
+        )
+        choice = studio.structure_choice(recheck=recheck)
+    except StudioError as error:
+        st.caption(f"Trained producers (the model cannot be checked: {error})")
+        return
+    icon = ":material/smart_toy:" if choice.llm is not None else ":material/model_training:"
+    st.markdown(f"{icon} {escape_markdown(choice.reason)}")
 
 
 def _model_field(backend: str, current: str, settings) -> str:
@@ -40,6 +63,7 @@ def render_sidebar() -> None:
             render_statuses(load_studio().statuses())
         except StudioError as error:
             st.error(str(error))
+        _render_structure_producer()
         with st.expander("Settings"):
             backend = st.selectbox(
                 "Language model",
@@ -58,6 +82,21 @@ def render_sidebar() -> None:
                     "Server base URL", settings.openai_base_url, key="sidebar_base_url"
                 )
             changes["llm_model"] = _model_field(backend, settings.llm_model, settings.updated(**changes))
+            changes["structure_producer"] = st.selectbox(
+                "Discourse structure built by",
+                list(PRODUCERS),
+                index=list(PRODUCERS).index(settings.structure_producer),
+                format_func=PRODUCERS.get,
+                key="sidebar_producer",
+                help="Auto asks the model three format questions and uses it only if it answers all exactly.",
+            )
+            if backend != "embedded":
+                changes["parser_llm_model"] = st.text_input(
+                    "Parser model (empty: the answering model)",
+                    settings.parser_llm_model,
+                    key="sidebar_parser_model",
+                    help="A smaller model on the same server for RST trees, graphs and routing.",
+                )
             changes["top_k"] = st.number_input(
                 "Passages per question (k)", 1, 50, settings.top_k, key="sidebar_k"
             )

@@ -37,6 +37,12 @@ ENV_VARS: dict[str, str] = {
     "STUDIO_CHUNK_TOKENS": "chunk_tokens",
     "STUDIO_TOP_K": "top_k",
     "STUDIO_MAX_UPLOAD_MB": "max_upload_mb",
+    "STUDIO_STRUCTURE_PRODUCER": "structure_producer",
+    "STUDIO_PARSER_LLM_MODEL": "parser_llm_model",
+    "STUDIO_DISR_TAU_WORDS": "disr_tau_words",
+    "STUDIO_DISR_WORD_BUDGET": "disr_word_budget",
+    "STUDIO_DISR_SUBTREE_K": "disr_subtree_k",
+    "STUDIO_RDR2_MAX_EXPANSIONS": "rdr2_max_expansions",
 }
 """Environment variable -> settings field; the README documents the same table."""
 
@@ -72,6 +78,18 @@ class Settings(BaseModel):
     embedding_batch_size: int = Field(64, ge=1)
     chunk_tokens: int = Field(256, ge=32, le=2048)
     top_k: int = Field(5, ge=1, le=50)
+
+    # --- discourse structure
+    structure_producer: Literal["auto", "llm", "trained"] = "auto"
+    parser_llm_model: str = ""
+
+    # --- DISRetrieval
+    disr_tau_words: int = Field(50, ge=0)
+    disr_word_budget: int = Field(200, ge=20, le=5000)
+    disr_subtree_k: int = Field(3, ge=1, le=50)
+
+    # --- RDR2
+    rdr2_max_expansions: int = Field(3, ge=0, le=20)
 
     # --- uploads
     max_upload_mb: float = Field(50.0, gt=0)

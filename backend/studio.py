@@ -14,6 +14,7 @@ from backend.errors import ConfigError
 from backend.indexer import Indexer
 from backend.library import Library
 from backend.llm.base import LLMClient, ServiceStatus
+from backend.llm.capability import StructureChoice, capability, choose_structure_llm, structure_llm_client
 from backend.llm.factory import llm_status, make_llm
 from backend.pipelines import Answer, RunContext, get_method
 from backend.retrieval.embedder import get_embedder
@@ -44,6 +45,12 @@ class Studio:
         runner = get_method(method)
         ctx = RunContext(self.settings, self.llm, self.embedder, self.store, self.library, doc_ids)
         return runner.run(question.strip(), ctx)
+
+    def structure_choice(self, *, recheck: bool = False) -> StructureChoice:
+        """Who builds discourse structure now; `recheck` probes the model again first."""
+        if recheck and self.settings.structure_producer == "auto":
+            capability(structure_llm_client(self.settings, self.llm), refresh=True)
+        return choose_structure_llm(self.settings, self.llm)
 
     def statuses(self) -> list[ServiceStatus]:
         """LLM, embedder and store health for the sidebar; never raises."""

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from backend.pipelines import Answer
+from components.answer_structures import render_structures
 from components.safe_text import escape_markdown
 
 
@@ -25,6 +26,7 @@ def render_answer(answer: Answer) -> None:
                 "extractive": "selected from the document",
             }.get(citation.source, f"attributed by similarity {citation.similarity or 0.0:.2f}")
             st.markdown(f"\\[{citation.number}\\] {escape_markdown(citation.passage.place)} · _{origin}_")
+    render_structures(answer)
     render_passages(answer)
     render_costs(answer)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from backend.llm.base import Completion
 from backend.retrieval.search import Passage
@@ -50,6 +50,9 @@ class Answer:
     producer: str
     costs: list[StageCost] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    structures: dict[str, Any] = field(default_factory=dict)
+    """What a method built on the way (RST trees, a rhetorical graph, a plan, a routing trajectory,
+    selected tree nodes), keyed by a name that components/answer_structures.py knows how to draw."""
 
     @property
     def total_tokens(self) -> int:

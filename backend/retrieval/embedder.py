@@ -61,9 +61,23 @@ class Embedder:
         encoded = self._model.tokenizer(list(texts), add_special_tokens=False)["input_ids"]
         return [len(ids) for ids in encoded]
 
+    @staticmethod
+    def _key(text: str) -> str:
+        return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+    def remember(self, texts: Sequence[str], vectors: np.ndarray) -> None:
+        """Seed the cache with vectors this model already made (e.g. stored at ingestion)."""
+        if len(texts) != len(vectors) or (len(vectors) and vectors.shape[1] != self.dimension):
+            raise ValueError(f"{len(texts)} texts and vectors of shape {vectors.shape} do not match")
+        with self._lock:
+            for text, vector in zip(texts, vectors, strict=True):
+                self._cache[self._key(text)] = np.asarray(vector, np.float32)
+            while len(self._cache) > _CACHE_LIMIT:
+                self._cache.popitem(last=False)
+
     def encode(self, texts: Sequence[str], progress: ProgressFn = no_progress) -> np.ndarray:
         """Embed `texts`, computing only those not cached, in batches with progress."""
-        keys = [hashlib.sha1(t.encode("utf-8", "surrogatepass")).hexdigest() for t in texts]
+        keys = [self._key(t) for t in texts]
         with self._lock:
             todo = {k: t for k, t in zip(keys, texts, strict=True) if k not in self._cache}
         # longest first, so each batch pads to similar lengths (the library sorts only within a call)
@@ -97,7 +111,12 @@ class Embedder:
         return out
 
 
-@lru_cache(maxsize=4)
 def get_embedder(model: str = BUNDLED_EMBEDDER, batch_size: int = 64) -> Embedder:
-    """One shared instance per model per process (Streamlit sessions share it)."""
+    """One shared instance per model per process (Streamlit sessions and discourse producers share it)."""
+    return _shared_embedder(model, batch_size)
+
+
+@lru_cache(maxsize=4)
+def _shared_embedder(model: str, batch_size: int) -> Embedder:
+    """Keyed on positional values, so get_embedder() and get_embedder(name, 64) are one instance."""
     return Embedder(model, batch_size)

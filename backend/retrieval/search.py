@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from backend.library import Library
 from backend.retrieval.embedder import Embedder
 from backend.retrieval.store import VectorStore
@@ -45,6 +47,8 @@ def retrieve_chunks(
     """The k chunks most similar to the question, best first; rows of deleted documents are skipped."""
     vector = embedder.encode([question])[0]
     passages = []
+    sentence_ids: list[str] = []
+    texts: dict[str, str] = {}
     for hit in store.query(vector, k, kind="chunks", doc_ids=doc_ids):
         try:
             doc = library.get(hit.doc_id)
@@ -63,4 +67,20 @@ def retrieve_chunks(
                 score=hit.score,
             )
         )
+        wanted = set(chunk.sentence_ids)
+        sentence_ids.extend(chunk.sentence_ids)
+        texts.update({s.id: doc.sentence_text(s) for s in doc.sentences if s.id in wanted})
+    _reuse_sentence_vectors(embedder, store, [texts[i] for i in sentence_ids], sentence_ids)
     return passages
+
+
+def _reuse_sentence_vectors(embedder: Embedder, store: VectorStore, texts: list[str], ids: list[str]) -> None:
+    """Put the retrieved chunks' stored sentence vectors in the embedder's cache.
+
+    Discourse producers downstream (the trained parser, the relation classifier) embed these
+    sentences again; with the vectors from ingestion they start warm instead of re-embedding.
+    """
+    found = store.vectors(ids)
+    known = [(text, found[i]) for text, i in zip(texts, ids, strict=True) if i in found]
+    if known:
+        embedder.remember([t for t, _ in known], np.stack([v for _, v in known]))

@@ -125,6 +125,15 @@ class VectorStore:
             found.update(str(m["doc_id"]) for m in metas)
         return found
 
+    def vectors(self, ids: Sequence[str], kind: str = "sentences") -> dict[str, np.ndarray]:
+        """Stored vectors by id; ids not in the store are absent from the result."""
+        if not ids:
+            return {}
+        result = self._collections[kind].get(ids=list(ids), include=["embeddings"])
+        return {
+            i: np.asarray(v, np.float32) for i, v in zip(result["ids"], result["embeddings"], strict=True)
+        }
+
     def count(self, kind: str = "chunks") -> int:
         return self._collections[kind].count()
 

@@ -101,3 +101,24 @@ def test_bad_upload_is_explained_and_leaves_library_unchanged(settings: Settings
     with pytest.raises(BadDocumentError):
         indexer.index_file(b"", "empty.txt")
     assert library.ids() == [] and store.count() == 0
+
+
+def test_retrieval_reuses_stored_sentence_vectors(store_settings: Settings) -> None:
+    """Discourse producers embed the retrieved sentences again; they must find them cached."""
+    indexer, store, library = _parts(store_settings)
+    doc = indexer.index_file(_document("ferry"), "ferry.md").document
+    embedder = get_embedder()
+    assert embedder is indexer._embedder, "get_embedder() and get_embedder(name) share one model"
+    stored = store.vectors([s.id for s in doc.sentences])
+    assert set(stored) == {s.id for s in doc.sentences}
+    embedder._cache.clear()
+    passages = retrieve_chunks(
+        "Why did staffing fall?", embedder=embedder, store=store, library=library, k=2, doc_ids=[doc.id]
+    )
+    read = {i for p in passages for c in doc.chunks if c.id == p.chunk_id for i in c.sentence_ids}
+    assert read
+    for sentence in doc.sentences:
+        assert (embedder._key(doc.sentence_text(sentence)) in embedder._cache) == (sentence.id in read)
+    first = next(s for s in doc.sentences if s.id in read)
+    again = embedder.encode([doc.sentence_text(first)])[0]
+    assert float(again @ stored[first.id]) > 0.999

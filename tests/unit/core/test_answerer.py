@@ -2,44 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-
 import pytest
 
 from backend.generation.answerer import fit_passages, generate_cited_answer
-from backend.llm.base import ChatMessage, Completion, ServiceStatus
 from backend.retrieval.embedder import get_embedder
 from backend.retrieval.search import Passage
+from tests.fakes.scripted_llm import ScriptedLLM
 
 PASSAGES = [
     Passage("c1", "d", "buses.md", "An electric bus costs about 560,000 euros.", 0, 40, (1,)),
     Passage("c2", "d", "buses.md", "Batteries lose a third of their range in January.", 40, 90, (2,)),
 ]
-
-
-@dataclass
-class ScriptedLLM:
-    """Returns the reply it was given; records prompts. Stands in for a model in unit tests."""
-
-    reply: str
-    label: str = "ollama:scripted"
-    context_window: int = 4096
-    prompts: list[str] = field(default_factory=list)
-
-    def chat(self, messages: Sequence[ChatMessage], **_: object) -> Completion:
-        self.prompts.append(messages[-1].content)
-        return Completion(self.reply, "scripted", 100, 10, 0.01)
-
-    def complete(self, prompt: str, **_: object) -> Completion:
-        self.prompts.append(prompt)
-        return Completion(self.reply, "scripted", 100, 10, 0.01)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
-
-    def status(self) -> ServiceStatus:
-        return ServiceStatus(self.label, True, "scripted")
 
 
 @pytest.fixture(scope="module")
@@ -52,7 +25,7 @@ def test_model_citations_are_kept_and_marked_as_the_models(embedder) -> None:
     text, citations, completion, warnings = generate_cited_answer("Price?", PASSAGES, llm, embedder, 50)
     assert text == "It costs about 560,000 euros [1]."
     assert [(c.number, c.source) for c in citations] == [(1, "model")]
-    assert warnings == [] and completion.prompt_tokens == 100
+    assert warnings == [] and completion.prompt_tokens > 0
     assert "<passage" in llm.prompts[0], "instruction models get the delimited chat prompt"
 
 
