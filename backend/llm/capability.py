@@ -41,6 +41,8 @@ class CapabilityReport:
 
     @property
     def summary(self) -> str:
+        if self.error and not self.checks:
+            return f"{self.model}: {self.error}"
         if self.error:
             return f"{self.model}: probe failed ({self.error})"
         passed = sum(c.passed for c in self.checks)
@@ -114,10 +116,16 @@ _REPORTS: dict[str, CapabilityReport] = {}
 _LOCK = threading.Lock()
 
 
+KNOWN_BASE_PREFIX = "embedded:"
+"""The bundled GGUF is the base Gemma 3 270M (its README names google/gemma-3-270m): not probed on start."""
+
+
 def capability(llm: LLMClient, *, refresh: bool = False) -> CapabilityReport:
-    """The cached probe report for `llm`'s label; `refresh` probes again."""
+    """The cached probe report for `llm`'s label; `refresh` probes again, the bundled model included."""
     with _LOCK:
         if refresh or llm.label not in _REPORTS:
+            if not refresh and llm.label.startswith(KNOWN_BASE_PREFIX):
+                return CapabilityReport(llm.label, (), error="a base model, known not to follow instructions")
             _REPORTS[llm.label] = probe(llm)
         return _REPORTS[llm.label]
 

@@ -100,3 +100,13 @@ def test_status_is_ok(settings: Settings, llm: EmbeddedLLM) -> None:
     status = llm_status(settings)
     assert status.ok
     assert status.name == "embedded:gemma-3-270m (base)"
+
+
+def test_the_bundled_base_model_fails_the_capability_probe(settings: Settings, llm: EmbeddedLLM) -> None:
+    """The probe really runs on a re-check, and the base model cannot keep to the formats."""
+    from backend.llm.capability import capability, choose_structure_llm
+
+    report = capability(llm, refresh=True)
+    assert len(report.checks) == 3 and not report.error
+    assert not report.follows_formats
+    assert choose_structure_llm(settings, llm).llm is None

@@ -77,3 +77,11 @@ def test_probe_runs_once_per_model_until_refreshed() -> None:
     assert len(llm.prompts) == len(cap.PROBES)
     cap.capability(llm, refresh=True)
     assert len(llm.prompts) == 2 * len(cap.PROBES)
+
+
+def test_bundled_base_model_is_not_probed_until_asked() -> None:
+    llm = ScriptedLLM(obedient, label="embedded:gemma-3-270m (base)")
+    report = cap.capability(llm)
+    assert not report.follows_formats and "base model" in report.summary
+    assert llm.prompts == []
+    assert cap.capability(llm, refresh=True).follows_formats, "a re-check really probes"
