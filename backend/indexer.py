@@ -1,8 +1,9 @@
 """Turns an uploaded file into a library document: load, segment, embed, store, commit.
 
 The content hash is the document id, so identical bytes are recognised before any work; the
-library entry is written last, so a crash at any earlier step leaves nothing visible and the
-next attempt simply redoes the work (the store replaces partial rows for that id).
+library entry is written last, so a crash at any earlier step leaves nothing visible. The
+pending journal keeps the upload and, once computed, the vectors, so `resume` finishes a
+killed ingestion without embedding again (the store replaces partial rows for that id).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from backend.ingest.build import build_document
 from backend.ingest.document import Document
 from backend.ingest.loaders import load_file
 from backend.library import Library
+from backend.pending import PendingIngestion, PendingJournal
 from backend.progress import ProgressFn, no_progress
 from backend.retrieval.embedder import Embedder
 from backend.retrieval.store import VectorStore
@@ -44,6 +46,7 @@ class Indexer:
         self._embedder = embedder
         self._store = store
         self._library = library
+        self._journal = PendingJournal(settings.data_dir)
 
     def index_file(self, data: bytes, name: str, progress: ProgressFn = no_progress) -> IndexReport:
         """Index one upload; raises BadDocumentError with a user-facing message on bad input."""
@@ -92,21 +95,47 @@ class Indexer:
         seconds["segment"] = time.perf_counter() - started
         progress("segment", 1, 1)
 
+        fingerprint = doc.index_fingerprint
+        self._library.save_upload(doc_id, data)
+        self._journal.start(doc_id, name, fingerprint)
         started = time.perf_counter()
-        chunk_vectors = self._embedder.encode([doc.chunk_text(c) for c in doc.chunks], progress=progress)
-        sentence_vectors = self._embedder.encode(
-            [doc.sentence_text(s) for s in doc.sentences], progress=progress
-        )
+        saved = self._journal.vectors(doc_id, fingerprint, len(doc.chunks), len(doc.sentences))
+        if saved is None:
+            chunk_vectors = self._embedder.encode([doc.chunk_text(c) for c in doc.chunks], progress=progress)
+            sentence_vectors = self._embedder.encode(
+                [doc.sentence_text(s) for s in doc.sentences], progress=progress
+            )
+            self._journal.save_vectors(doc_id, fingerprint, chunk_vectors, sentence_vectors)
+        else:
+            chunk_vectors, sentence_vectors = saved
+            progress("embed", len(doc.sentences), len(doc.sentences))
         seconds["embed"] = time.perf_counter() - started
 
         started = time.perf_counter()
         progress("store", 0, 1)
-        self._library.save_upload(doc_id, data)
         self._store.add_document(doc, chunk_vectors, sentence_vectors)
         self._library.add(doc)
+        self._journal.finish(doc_id)
         seconds["store"] = time.perf_counter() - started
         progress("store", 1, 1)
         return IndexReport(doc_id, name, "added", seconds=seconds, document=doc)
+
+    def pending(self) -> list[PendingIngestion]:
+        """Ingestions that were interrupted before their commit and can be resumed."""
+        return [p for p in self._journal.entries() if p.doc_id not in self._library]
+
+    def resume(self, doc_id: str, progress: ProgressFn = no_progress) -> IndexReport:
+        """Finish an interrupted ingestion from its saved upload (and vectors, when they were saved)."""
+        entry = next((p for p in self._journal.entries() if p.doc_id == doc_id), None)
+        if entry is None:
+            raise KeyError(doc_id)
+        return self.index_file(self._library.upload(doc_id), entry.name, progress)
+
+    def discard(self, doc_id: str) -> None:
+        """Forget an interrupted ingestion and its saved upload."""
+        self._journal.finish(doc_id)
+        self._library.remove(doc_id)
+        self._store.delete_document(doc_id)
 
     def delete(self, doc_id: str) -> None:
         """Remove a document and everything derived from it."""

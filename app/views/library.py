@@ -9,7 +9,9 @@ import streamlit as st
 
 from app.state import studio_or_stop
 from backend.errors import StudioError
+from backend.pipelines.disco_stages import preparse
 from backend.studio import Studio
+from components.safe_text import escape_markdown
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "samples"
 NOTICE_KEY = "library_notice"
@@ -62,6 +64,41 @@ def _upload_section(studio: Studio) -> None:
         _index_files(studio, [(p.name, p.read_bytes()) for p in samples])
 
 
+def _pending_section(studio: Studio) -> None:
+    """Ingestions killed before their commit: finish them from the saved upload, or forget them."""
+    pending = studio.indexer.pending()
+    if not pending:
+        return
+    st.warning(f"{len(pending)} ingestion(s) were interrupted before finishing and are not in the library.")
+    for entry in pending:
+        left, middle, right = st.columns([3, 1, 1])
+        left.markdown(f"**{escape_markdown(entry.name)}**")
+        if middle.button("Resume", key=f"library_resume_{entry.doc_id}"):
+            _index_pending(studio, entry.doc_id, entry.name)
+        if right.button("Discard", key=f"library_discard_{entry.doc_id}"):
+            studio.indexer.discard(entry.doc_id)
+            st.session_state[NOTICE_KEY] = f"Discarded the interrupted ingestion of '{entry.name}'."
+            st.rerun()
+
+
+def _index_pending(studio: Studio, doc_id: str, name: str) -> None:
+    bar = st.progress(0.0, text=f"{name}: resuming")
+
+    def progress(stage: str, done: int, total: int) -> None:
+        counts = f" {done}/{total}" if total > 1 else ""
+        bar.progress(
+            min(done / total if total else 0.0, 1.0), text=f"{name}: {STAGE_NAMES.get(stage, stage)}{counts}"
+        )
+
+    try:
+        studio.indexer.resume(doc_id, progress=progress)
+    except StudioError as error:
+        st.error(f"{name}: {error}")
+        return
+    st.session_state[NOTICE_KEY] = f"Finished indexing '{name}'."
+    st.rerun()
+
+
 def _documents_section(studio: Studio) -> None:
     summaries = studio.library.summaries()
     st.subheader(f"Documents ({len(summaries)})")
@@ -102,6 +139,30 @@ def _documents_section(studio: Studio) -> None:
             studio.indexer.delete(doc_id)
             st.session_state[NOTICE_KEY] = f"Deleted '{names[doc_id]}' and everything derived from it."
             st.rerun()
+    _preparse_section(studio, names)
+
+
+def _preparse_section(studio: Studio, names: dict[str, str]) -> None:
+    """Parse a document's chunk trees ahead of time, so Disco-RAG questions find them cached."""
+    with st.expander("Pre-parse RST trees (Disco-RAG)"):
+        st.caption(f"Producer: {escape_markdown(studio.structure_choice().reason)}")
+        doc_id = st.selectbox("Document", list(names), format_func=names.get, key="library_preparse_pick")
+        if not st.button("Pre-parse RST trees", key="library_preparse"):
+            return
+        bar = st.progress(0.0, text="Parsing chunk trees")
+
+        def progress(stage: str, done: int, total: int) -> None:
+            bar.progress(done / total if total else 0.0, text=f"Parsing chunk trees: {done}/{total}")
+
+        try:
+            report = preparse(studio.settings, studio.llm, studio.library.get(doc_id), progress)
+        except StudioError as error:
+            st.error(str(error))
+            return
+        st.success(
+            f"{names[doc_id]}: {report.parsed} trees parsed, {report.cached} already cached, "
+            f"{report.fallbacks} from the fallback parser, in {report.seconds:.1f} s."
+        )
 
 
 studio = studio_or_stop()
@@ -109,4 +170,5 @@ st.title("Library")
 if NOTICE_KEY in st.session_state:
     st.success(st.session_state.pop(NOTICE_KEY))
 _upload_section(studio)
+_pending_section(studio)
 _documents_section(studio)
