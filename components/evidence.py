@@ -12,6 +12,7 @@ from components.safe_text import escape_markdown
 
 def render_answer(answer: Answer) -> None:
     st.markdown(f"**Answer** · {escape_markdown(answer.method)} · produced by `{answer.producer}`")
+    st.caption(f"Question: {escape_markdown(answer.question)}")
     if answer.method == "extractive":
         st.caption("Extractive answer: sentences selected from the documents, no model wrote this.")
     with st.container(border=True):
@@ -52,6 +53,7 @@ def render_costs(answer: Answer) -> None:
             "completion tokens": c.completion_tokens,
             "seconds": round(c.latency_s, 3),
             "retries": c.retries,
+            "cache hits": c.cache_hits,
         }
         for c in answer.costs
     ]

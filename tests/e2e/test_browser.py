@@ -2,12 +2,7 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -16,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.conftest import REPO_ROOT, SAMPLES
-from tests.integration.conftest import free_port
+from tests.e2e.streamlit_server import running_app
 
 pytestmark = pytest.mark.e2e
 ARTIFACTS = REPO_ROOT / "test-artifacts"
@@ -35,49 +30,8 @@ CHROMIUM_FLAGS = [
 
 @pytest.fixture(scope="module")
 def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("e2e")
-    port = free_port()
-    env = {
-        **os.environ,
-        "STUDIO_DATA_DIR": str(data / "data"),
-        "STUDIO_CONFIG": str(data / "studio.toml"),
-        "STUDIO_LLM_MAX_TOKENS": "60",
-    }
-    log = (data / "streamlit.log").open("w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            str(REPO_ROOT / "app" / "main.py"),
-            "--server.port",
-            str(port),
-            "--server.headless",
-            "true",
-        ],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise RuntimeError(f"streamlit did not start; see {data / 'streamlit.log'}") from None
-                time.sleep(0.5)
+    with running_app(tmp_path_factory.mktemp("e2e"), STUDIO_LLM_MAX_TOKENS="60") as (url, _):
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-        log.close()
 
 
 needs_chromium = pytest.mark.skipif(
@@ -141,3 +95,59 @@ def test_upload_ask_and_see_a_cited_answer(app_url: str) -> None:
         expect(page.get_by_text(f"[1] {sample.name}", exact=False).first).to_be_visible()
         page.wait_for_timeout(500)
         page.screenshot(path=str(ARTIFACTS / "e2e-ask.png"), full_page=True)
+
+
+@needs_chromium
+def test_concurrent_sessions_share_the_server_without_mixing_results(tmp_path: Path) -> None:
+    """Three browser sessions upload and ask at the same time; each sees only its own document."""
+    import asyncio
+
+    from tests.e2e.sessions import mixups, run_sessions
+
+    with running_app(tmp_path) as (url, _):
+        results, _elapsed = asyncio.run(
+            run_sessions(url, tmp_path, 3, 2, CHROMIUM, CHROMIUM_FLAGS, "Extractive (offline, no LLM)")
+        )
+    assert [r.error for r in results] == ["", "", ""]
+    assert all(len(r.answers) == 2 for r in results)
+    assert mixups(results) == []
+
+
+HOSTILE_MARKDOWN = """# Hostile notes
+
+The harbour budget rose by 12 percent. <script>window.__pwned = "script"</script>
+<img src="x" onerror="window.__pwned = 'img'"> Staffing fell because two teams merged.
+
+[click me](javascript:window.__pwned='link') and
+<iframe srcdoc="<script>parent.__pwned='frame'</script>"></iframe>
+"""
+
+
+@needs_chromium
+def test_document_markup_is_shown_as_text_and_never_runs(tmp_path: Path) -> None:
+    """Script, event handlers and javascript: links in a document stay inert text on every view."""
+    hostile = tmp_path / "hostile.md"
+    hostile.write_text(HOSTILE_MARKDOWN, encoding="utf-8")
+    with running_app(tmp_path) as (url, _), browser_page("e2e-hostile") as page:
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        _open_library(page, url)
+        page.locator("input[type=file]").set_input_files(str(hostile))
+        expect(page.get_by_role("button", name="Remove hostile.md")).to_be_visible(timeout=30_000)
+        page.get_by_role("button", name="Index uploaded files").click()
+        expect(page.get_by_text("hostile.md: indexed", exact=False)).to_be_visible(timeout=180_000)
+        page.get_by_role("link", name="Ask").click()
+        expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=60_000)
+        page.get_by_test_id("stSelectbox").filter(has_text="Method").locator("input").click()
+        page.get_by_role("option", name="Extractive (offline, no LLM)").click()
+        page.get_by_label("Question", exact=True).fill("Why did staffing fall?")
+        page.get_by_role("button", name="Ask", exact=True).click()
+        expect(page.get_by_text("Question: Why did staffing fall?")).to_be_visible(timeout=120_000)
+        for expander in page.get_by_test_id("stExpander").all():
+            expander.locator("summary").click()
+        expect(page.get_by_text("window.__pwned", exact=False).first).to_be_visible()
+        page.wait_for_timeout(1000)
+        frames = [page.main_frame, *page.frames]
+        assert all(f.evaluate("() => window.__pwned === undefined") for f in frames)
+        assert page.locator("[data-testid=stMain] script, [data-testid=stMain] img[onerror]").count() == 0
+        assert dialogs == []
