@@ -11,6 +11,7 @@ navigation = st.navigation(
     [
         st.Page("views/library.py", title="Library", icon=":material/library_books:", default=True),
         st.Page("views/ask.py", title="Ask", icon=":material/forum:"),
+        st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:"),
         st.Page("views/discourse.py", title="Discourse", icon=":material/account_tree:"),
     ]
 )

@@ -12,49 +12,26 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import statistics
-import string
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 from backend.config import load_settings
+from backend.eval.answer_f1 import answer_f1, reference_answer
 from backend.eval.qasper import load_qasper
 from backend.studio import Studio
 
 DEFAULT_QASPER = (
     Path(__file__).resolve().parents[1].parent / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
 )
-_CITATION = re.compile(r"\[\d+(?:\s*[,;]\s*\d+)*\]")
-
-
-def normalise(text: str) -> list[str]:
-    """QASPER's normalisation: lower case, no punctuation, no articles, single spaces."""
-    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
-    return re.sub(r"\b(a|an|the)\b", " ", text).split()
-
-
-def token_f1(prediction: str, gold: str) -> float:
-    predicted, reference = normalise(prediction), normalise(gold)
-    common = sum((Counter(predicted) & Counter(reference)).values())
-    if not predicted or not reference or not common:
-        return float(predicted == reference)
-    precision, recall = common / len(predicted), common / len(reference)
-    return 2 * precision * recall / (precision + recall)
 
 
 def gold_answers(qa: dict) -> list[str]:
-    out = []
-    for answer in qa.get("answers", []):
-        body = answer["answer"]
-        if body.get("unanswerable") or body.get("yes_no") is not None:
-            continue
-        text = ", ".join(body.get("extractive_spans") or []) or body.get("free_form_answer", "")
-        if text.strip():
-            out.append(text)
-    return out
+    """References neither method is built for (unanswerable, yes/no) are left out."""
+    bodies = [a["answer"] for a in qa.get("answers", [])]
+    usable = [b for b in bodies if not b.get("unanswerable") and b.get("yes_no") is None]
+    return [r for r in map(reference_answer, usable) if r.strip()]
 
 
 def main() -> None:
@@ -87,9 +64,8 @@ def main() -> None:
                     began = time.perf_counter()
                     answer = studio.ask(method, question, [doc_id])
                     seconds[method].append(time.perf_counter() - began)
-                    text = _CITATION.sub(" ", answer.text)
-                    scores[method].append(max(token_f1(text, g) for g in golds))
-                    words[method].append(len(text.split()))
+                    scores[method].append(answer_f1(answer.text, golds))
+                    words[method].append(len(answer.text.split()))
                 asked += 1
             print(f"{asked} questions", flush=True)
             if asked >= args.questions:

@@ -6,11 +6,13 @@ import pandas as pd
 import streamlit as st
 
 from backend.pipelines import Answer
+from backend.reports.answer_export import answer_to_html, answer_to_json
 from components.answer_structures import render_structures
 from components.safe_text import escape_markdown
 
 
-def render_answer(answer: Answer) -> None:
+def render_answer(answer: Answer, key: str = "answer") -> None:
+    """`key` keeps widgets apart when several answers share a page (the Compare view)."""
     st.markdown(f"**Answer** · {escape_markdown(answer.method)} · produced by `{answer.producer}`")
     st.caption(f"Question: {escape_markdown(answer.question)}")
     if answer.method == "extractive":
@@ -30,6 +32,18 @@ def render_answer(answer: Answer) -> None:
     render_structures(answer)
     render_passages(answer)
     render_costs(answer)
+    render_export(answer, key)
+
+
+def render_export(answer: Answer, key: str) -> None:
+    left, right = st.columns(2)
+    stem = f"answer-{answer.method}"
+    left.download_button(
+        "Download JSON", answer_to_json(answer), f"{stem}.json", "application/json", key=f"{key}_json"
+    )
+    right.download_button(
+        "Download HTML report", answer_to_html(answer), f"{stem}.html", "text/html", key=f"{key}_html"
+    )
 
 
 def render_passages(answer: Answer) -> None:
