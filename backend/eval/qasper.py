@@ -6,6 +6,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from backend.eval.answer_f1 import reference_answer
+
 
 @dataclass(frozen=True)
 class QasperQuestion:
@@ -13,6 +15,8 @@ class QasperQuestion:
     question: str
     evidence: tuple[tuple[str, ...], ...]
     """One tuple of evidence paragraphs per annotator who found the question answerable."""
+    answers: tuple[str, ...] = ()
+    """Every annotator's answer as a reference string (see backend/eval/answer_f1.py)."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,10 @@ def _questions(raw: list[dict]) -> tuple[QasperQuestion, ...]:
             texts = tuple(e for e in body.get("evidence", []) if not e.startswith("FLOAT SELECTED"))
             if texts:
                 evidence.append(texts)
-        found.append(QasperQuestion(qa["question_id"], qa["question"], tuple(evidence)))
+        answers = tuple(
+            r for r in (reference_answer(a.get("answer", {})) for a in qa.get("answers", [])) if r
+        )
+        found.append(QasperQuestion(qa["question_id"], qa["question"], tuple(evidence), answers))
     return tuple(found)
 
 

@@ -1,4 +1,4 @@
-"""The Compare page through AppTest, on the real embedded defaults."""
+"""The Compare and Evaluate pages through AppTest, on the real embedded defaults."""
 
 from __future__ import annotations
 
@@ -35,3 +35,20 @@ def test_two_methods_side_by_side_with_overlap_and_exports(app_env: Path) -> Non
     assert (table["passages"] > 0).all()
     assert len(at.get("plotly_chart")) == 1, "the evidence overlap heatmap"
     assert len(at.get("download_button")) == 4, "JSON and HTML for each answer"
+
+
+def test_evaluate_page_runs_then_shows_scores(app_env: Path) -> None:
+    from tests.integration.test_qa_eval import QASPER
+
+    if not QASPER.exists():
+        pytest.skip("../shared/data/qasper is not beside the checkout")
+    at = AppTest.from_file(MAIN, default_timeout=240).run()
+    at.switch_page("views/evaluate.py").run()
+    at.number_input(key="evaluate_papers").set_value(1)
+    at.number_input(key="evaluate_per_paper").set_value(1)
+    at.text_input(key="evaluate_dataset").input(str(QASPER))
+    at.button(key="evaluate_submit").click().run()
+    assert not at.exception and not at.error
+    summary = at.dataframe[0].value
+    assert list(summary["method"]) == ["extractive"] and summary["questions"][0] == 1
+    assert len(at.get("plotly_chart")) == 1
