@@ -13,6 +13,7 @@ navigation = st.navigation(
         st.Page("views/ask.py", title="Ask", icon=":material/forum:"),
         st.Page("views/compare.py", title="Compare", icon=":material/compare_arrows:"),
         st.Page("views/discourse.py", title="Discourse", icon=":material/account_tree:"),
+        st.Page("views/explore.py", title="Explore", icon=":material/park:"),
         st.Page("views/evaluate.py", title="Evaluate", icon=":material/analytics:"),
     ]
 )

@@ -23,6 +23,7 @@ from backend.pending import PendingIngestion, PendingJournal
 from backend.progress import ProgressFn, no_progress
 from backend.retrieval.embedder import Embedder
 from backend.retrieval.store import VectorStore
+from backend.retrieval.tree_files import TreeFiles
 
 
 @dataclass
@@ -141,6 +142,7 @@ class Indexer:
         """Remove a document and everything derived from it."""
         self._library.remove(doc_id)
         self._store.delete_document(doc_id)
+        TreeFiles(self._settings.data_dir).remove_document(doc_id)
 
     def prune_orphans(self) -> int:
         """Drop store rows whose document never committed (an ingestion killed midway)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+import components.structure_viewers  # noqa: F401  (registers renderers)
 from app.state import studio_or_stop
 from backend.errors import StudioError
 from backend.pipelines.registry import get_method, method_names

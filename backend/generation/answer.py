@@ -31,6 +31,7 @@ class StageCost:
     completion_tokens: int = 0
     latency_s: float = 0.0
     retries: int = 0
+    cache_hits: int = 0
 
     def add(self, completion: Completion) -> None:
         self.calls += 1

@@ -57,18 +57,27 @@ def generate_cited_answer(
         )
     else:
         completion = llm.chat(answer_messages(question, passages), max_tokens=max_tokens)
-    text = completion.text.strip()
-    citations, warnings = resolve_citations(text, passages)
-    if not citations:
-        text, citations = attribute_sentences(text, passages, embedder)
-        if citations:
-            warnings.append(
-                "The model cited no passage. The markers shown were added by the studio: each answer "
-                f"sentence points to its most similar passage (cosine >= {MIN_SIMILARITY})."
-            )
-        else:
-            warnings.append(
-                "The model cited no passage and no answer sentence resembles one: "
-                "the answer may not come from the documents."
-            )
+    text, citations, warnings = cite_reply(completion.text, passages, embedder)
     return text, citations, completion, warnings
+
+
+def cite_reply(
+    text: str, passages: Sequence[Passage], embedder: Embedder
+) -> tuple[str, list[Citation], list[str]]:
+    """The answer text with its citations: the model's valid markers, else attributed by similarity."""
+    text = text.strip()
+    citations, warnings = resolve_citations(text, passages)
+    if citations:
+        return text, citations, warnings
+    text, citations = attribute_sentences(text, passages, embedder)
+    if citations:
+        warnings.append(
+            "The model cited no passage. The markers shown were added by the studio: each answer "
+            f"sentence points to its most similar passage (cosine >= {MIN_SIMILARITY})."
+        )
+    else:
+        warnings.append(
+            "The model cited no passage and no answer sentence resembles one: "
+            "the answer may not come from the documents."
+        )
+    return text, citations, warnings

@@ -19,7 +19,8 @@ from backend.ingest.document import Document
 from backend.llm.base import ServiceStatus
 
 MAX_BATCH = 5000
-KINDS = ("chunks", "sentences")
+KINDS = ("chunks", "sentences", "nodes")
+"""nodes: retrieval-tree nodes (DISRetrieval and its baselines), written by retrieval/node_store.py."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +114,10 @@ class VectorStore:
                     metadatas=[meta for _, meta in batch],
                     embeddings=vectors[kind][begin : begin + len(batch)],
                 )
+
+    def collection(self, kind: str):
+        """The Chroma collection for `kind` (one of KINDS), for stores of other row types."""
+        return self._collections[kind]
 
     def delete_document(self, doc_id: str) -> None:
         for collection in self._collections.values():

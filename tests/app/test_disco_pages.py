@@ -49,3 +49,22 @@ def test_ask_with_disco_rag_shows_trees_graph_plan_and_costs(app_env: Path) -> N
     costs = at.dataframe[-1].value
     assert list(costs["stage"]) == ["retrieve", "parse trees", "graph", "plan", "generate"]
     assert "cache hits" in costs.columns
+
+
+def test_ask_with_the_combined_pipeline_shows_every_stage_in_order(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=240).run()
+    at.button(key="library_samples").click().run()
+    at.switch_page("views/ask.py").run()
+    at.selectbox(key="ask_method").set_value("combined").run()
+    at.text_input(key="ask_question").input("How much does winter cold reduce the bus range?")
+    at.button(key="ask_submit").click().run()
+    assert not at.exception and not at.error
+    assert [t.label for t in at.tabs] == [
+        "Tree retrieval",
+        "Routing trajectory",
+        "RST trees",
+        "Rhetorical graph",
+        "Plan",
+    ]
+    costs = at.dataframe[-1].value
+    assert list(costs["stage"])[:3] == ["build trees", "retrieve", "route"]

@@ -1,0 +1,1 @@
+"""RDR2 document routing: structure trees, retrieval subtrees, routers and their trajectories."""

@@ -1,0 +1,303 @@
+"""DISRetrieval and its baselines on QASPER: token-level evidence F1 and recall at fixed word budgets.
+
+Each paper is ingested as Markdown (section names become headings, which are not sentences), every
+tree method builds its index (merge-only: no LLM calls), and every answerable question with text
+evidence selects 200/300/400 words from its own paper with each retriever. The selected text, in
+document order, is scored against each annotator's evidence paragraphs joined (FLOAT SELECTED
+evidence dropped): the best-F1 annotator is kept, with that annotator's recall (see
+backend/eval/evidence_f1.py). Ingestion time per method is the build of its index on top of the
+shared ingestion (segmentation + sentence embeddings, reused by every method); each method gets
+its own embedder cache so no method is timed on another's embeddings.
+
+    OMP_NUM_THREADS=1 .venv/bin/python benchmarks/retrieval_qasper.py --papers 40 --results-dir results/disr
+    ... --summaries-subset 2 --tau 0     # also: node summaries by the configured LLM on 2 small papers
+
+Rows "(paper ranking)" are dual selection with the paper's plain cosine ranking (context weight 1);
+the plain rows use this project's context score (backend/retrieval/dual_selection.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from backend.config import Settings, load_settings
+from backend.eval.evidence_f1 import evidence_score
+from backend.eval.qasper import QasperPaper, load_qasper
+from backend.retrieval.dual_selection import dual_select
+from backend.retrieval.embedder import Embedder
+from backend.retrieval.node_text import Summariser
+from backend.retrieval.selection import IndexedTree, Selection, selection_text
+from backend.retrieval.summary_cache import SummaryCache
+from backend.retrieval.tree_index import ENHANCED, TreeIndex
+from backend.retrieval.tree_retrieval import select
+from backend.studio import Studio
+
+DEFAULT_QASPER = (
+    Path(__file__).resolve().parents[1].parent / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
+)
+PAPER_ANCHOR = "paper (QASPER test, SBERT, 200 words): DISRetrieval - flatten-chunk = +2.00 F1 / +4.70 recall"
+Selector = Callable[[IndexedTree, np.ndarray, int, int], Selection]
+
+
+def _selector(method: str, context_weight: float | None = None) -> Selector:
+    if context_weight is None:
+        return lambda item, query, budget, k: select(method, [item], query, budget, k)
+    return lambda item, query, budget, k: dual_select([item], query, budget, k, context_weight)
+
+
+ROWS: dict[str, tuple[str, Selector]] = {
+    "flatten_chunk": ("flatten_chunk", _selector("flatten_chunk")),
+    "flatten_sentence": ("flatten_sentence", _selector("flatten_sentence")),
+    "raptor": ("raptor", _selector("raptor")),
+    "bisection": ("bisection", _selector("bisection")),
+    "bisection (paper ranking)": ("bisection", _selector("bisection", 1.0)),
+    "disretrieval": ("disretrieval", _selector("disretrieval")),
+    "disretrieval (paper ranking)": ("disretrieval", _selector("disretrieval", 1.0)),
+}
+BUILD_ORDER = ("flatten_sentence", "flatten_chunk", "bisection", "disretrieval", "raptor")
+
+
+def chosen_papers(papers: list[QasperPaper], skip: int, count: int) -> list[QasperPaper]:
+    """Papers in file order after `skip`, keeping those with at least one question with text evidence."""
+    usable = [p for p in papers[skip:] if any(q.evidence for q in p.questions)]
+    return usable[:count]
+
+
+def paired_bootstrap(deltas: list[float], rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
+    """95% interval of the mean of per-question differences, resampling questions."""
+    rng = random.Random(seed)
+    means = sorted(statistics.fmean(rng.choices(deltas, k=len(deltas))) for _ in range(rounds))
+    return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
+
+
+def run(
+    studio: Studio,
+    settings: Settings,
+    papers: list[QasperPaper],
+    budgets: list[int],
+    rows: dict[str, tuple[str, Selector]],
+    summariser: Summariser | None,
+    label: str,
+) -> tuple[list[dict], dict[str, list[float]], float]:
+    """Per-question scores for every row and budget, build seconds per method, shared ingestion seconds."""
+    embedders = {m: Embedder(settings.embedding_model, settings.embedding_batch_size) for m in BUILD_ORDER}
+    scores: list[dict] = []
+    build_s: dict[str, list[float]] = defaultdict(list)
+    shared_s = 0.0
+    wanted = {method for method, _ in rows.values()}
+    for number, paper in enumerate(papers, start=1):
+        started = time.perf_counter()
+        doc = studio.indexer.index_file(paper.to_markdown().encode("utf-8"), f"{paper.paper_id}.md").document
+        shared_s += time.perf_counter() - started
+        items: dict[str, IndexedTree] = {}
+        for method in (m for m in BUILD_ORDER if m in wanted):
+            index = TreeIndex(settings, embedders[method], studio.store)
+            enhancing = summariser if method in ENHANCED else None
+            items[method], report = index.get(doc, method, enhancing)
+            build_s[method].append(report.total_s)
+        questions = [q for q in paper.questions if q.evidence]
+        vectors = studio.embedder.encode([q.question for q in questions])
+        for question, vector in zip(questions, vectors, strict=True):
+            for row, (method, selector) in rows.items():
+                for budget in budgets:
+                    chosen = selector(items[method], vector, budget, settings.disr_subtree_k)
+                    score = evidence_score(selection_text([items[method]], chosen), question.evidence)
+                    scores.append(
+                        {
+                            "set": label,
+                            "paper": paper.paper_id,
+                            "question_id": question.question_id,
+                            "row": row,
+                            "budget": budget,
+                            "f1": score.f1,
+                            "recall": score.recall,
+                            "words": chosen.words,
+                        }
+                    )
+        print(f"  [{label}] {number}/{len(papers)} {paper.paper_id}: {len(questions)} questions", flush=True)
+    return scores, build_s, shared_s
+
+
+def summarise(scores: list[dict], budgets: list[int]) -> dict[tuple[str, int], dict]:
+    table: dict[tuple[str, int], dict] = {}
+    for row in dict.fromkeys(s["row"] for s in scores):
+        for budget in budgets:
+            picked = [s for s in scores if s["row"] == row and s["budget"] == budget]
+            table[(row, budget)] = {
+                "f1": 100 * statistics.fmean(s["f1"] for s in picked),
+                "recall": 100 * statistics.fmean(s["recall"] for s in picked),
+                "n": len(picked),
+            }
+    return table
+
+
+def margins(scores: list[dict], budgets: list[int], row: str, baseline: str) -> list[dict]:
+    """Mean difference row - baseline per budget, with a paired bootstrap interval."""
+    found = []
+    by_key = {(s["row"], s["budget"], s["question_id"]): s for s in scores}
+    for budget in budgets:
+        ids = [s["question_id"] for s in scores if s["row"] == row and s["budget"] == budget]
+        entry = {"row": row, "baseline": baseline, "budget": budget}
+        for metric in ("f1", "recall"):
+            deltas = [
+                100 * (by_key[(row, budget, i)][metric] - by_key[(baseline, budget, i)][metric]) for i in ids
+            ]
+            low, high = paired_bootstrap(deltas)
+            entry[metric] = statistics.fmean(deltas)
+            entry[f"{metric}_ci"] = [low, high]
+        found.append(entry)
+    return found
+
+
+def print_table(title: str, table: dict[tuple[str, int], dict], budgets: list[int], build: dict) -> None:
+    print(f"\n{title}")
+    print(f"{'method':32s}" + "".join(f"{b:>9d} w F1 / rec" for b in budgets) + "   build s/paper")
+    for row in dict.fromkeys(r for r, _ in table):
+        method = ROWS.get(row.replace(" + summaries", ""), (row, None))[0]
+        seconds = build.get(method)
+        cells = "".join(
+            f"   {table[(row, b)]['f1']:6.2f} / {table[(row, b)]['recall']:6.2f}" for b in budgets
+        )
+        timing = f"   {statistics.fmean(seconds):8.2f}" if seconds else ""
+        print(f"{row:32s}{cells}{timing}")
+    n = next(iter(table.values()))["n"]
+    print(f"({n} questions)")
+
+
+def write_results(folder: Path, name: str, payload: dict, tables: dict[str, dict]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{name}.json").write_text(json.dumps(payload, indent=1), encoding="utf-8")
+    with (folder / f"{name}.csv").open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["set", "method", "budget", "f1", "recall", "questions"])
+        for name, table in tables.items():
+            for (row, budget), cell in table.items():
+                writer.writerow([name, row, budget, f"{cell['f1']:.2f}", f"{cell['recall']:.2f}", cell["n"]])
+
+
+def paper_words(paper: QasperPaper) -> int:
+    return sum(len(p.split()) for _, paragraphs in paper.sections for p in paragraphs)
+
+
+def merge_only_section(studio: Studio, papers: list[QasperPaper], rows: dict, budgets: list[int]) -> dict:
+    scores, build_s, shared_s = run(studio, studio.settings, papers, budgets, rows, None, "merge-only")
+    table = summarise(scores, budgets)
+    print_table(f"Merge-only, {len(papers)} papers", table, budgets, build_s)
+    print(f"shared ingestion (segment + embed sentences and chunks): {shared_s / len(papers):.2f} s/paper")
+    found = []
+    if "disretrieval" in rows:
+        bases = [b for b in ("flatten_chunk", "bisection") if b in rows]
+        found = [m for base in bases for m in margins(scores, budgets, "disretrieval", base)]
+        print("\nDISRetrieval margins (points, mean over questions; 95% paired-bootstrap interval):")
+        for m in found:
+            print(
+                f"  vs {m['baseline']:14s} @{m['budget']}: F1 {m['f1']:+.2f} "
+                f"[{m['f1_ci'][0]:+.2f}, {m['f1_ci'][1]:+.2f}], recall {m['recall']:+.2f} "
+                f"[{m['recall_ci'][0]:+.2f}, {m['recall_ci'][1]:+.2f}]"
+            )
+        print(f"  {PAPER_ANCHOR}")
+    return {
+        "table": table,
+        "margins": found,
+        "build_seconds": build_s,
+        "shared_ingestion_seconds": shared_s,
+        "scores": scores,
+    }
+
+
+def summaries_section(
+    studio: Studio, papers: list[QasperPaper], rows: dict, budgets: list[int], tau: int, tokens: int
+) -> dict:
+    """Merge-only and LLM-summary trees on the same (smallest) papers, with the configured model."""
+    llm = studio.llm
+    summariser = Summariser(llm, SummaryCache(studio.settings.data_dir, llm.label), tokens)
+    settings = studio.settings.updated(disr_tau_words=tau)
+    plain_rows = {n: r for n, r in rows.items() if "paper ranking" not in n}
+    base, _, _ = run(studio, settings, papers, budgets, plain_rows, None, "subset merge-only")
+    summary_rows = {f"{n} + summaries": r for n, r in plain_rows.items() if r[0] in ENHANCED}
+    summarised, build_s, _ = run(
+        studio, settings, papers, budgets, summary_rows, summariser, "subset summaries"
+    )
+    table = summarise(base + summarised, budgets)
+    print_table(
+        f"LLM summaries by {llm.label} at tau={tau} (replies <= {tokens} tokens) on the {len(papers)} "
+        "smallest papers; merge-only rows on the same papers for comparison",
+        table,
+        budgets,
+        build_s,
+    )
+    return {
+        "table": table,
+        "model": llm.label,
+        "tau": tau,
+        "papers": [p.paper_id for p in papers],
+        "build_seconds": build_s,
+        "scores": base + summarised,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--qasper", type=Path, default=DEFAULT_QASPER)
+    parser.add_argument("--papers", type=int, default=40, help="papers with answerable questions")
+    parser.add_argument("--skip", type=int, default=0, help="papers to skip at the start of the file")
+    parser.add_argument("--budgets", type=int, nargs="+", default=[200, 300, 400])
+    parser.add_argument("--methods", nargs="+", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument("--summaries-subset", type=int, default=0, help="smallest N papers, LLM summaries")
+    parser.add_argument("--summaries-only", action="store_true", help="skip the merge-only table")
+    parser.add_argument("--tau", type=int, default=0, help="tau for the summaries subset (paper: 0)")
+    parser.add_argument("--summary-tokens", type=int, default=160, help="reply limit per node summary")
+    parser.add_argument("--results-dir", type=Path, default=Path("results"))
+    args = parser.parse_args()
+
+    papers = chosen_papers(load_qasper(args.qasper), args.skip, args.papers)
+    rows = {name: ROWS[name] for name in args.methods}
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        studio = Studio(load_settings().updated(data_dir=Path(tmp), chroma_host=""))
+        settings = studio.settings
+        print(
+            f"QASPER {args.qasper.name}: {len(papers)} papers (skip {args.skip}), embedder "
+            f"{settings.embedding_model}, subtree k={settings.disr_subtree_k}, budgets {args.budgets} words. "
+            "Scores: token F1/recall vs the best-F1 annotator's joined evidence (that annotator's recall)."
+        )
+        payload: dict = {
+            "papers": [p.paper_id for p in papers],
+            "settings": {
+                "budgets": args.budgets,
+                "k": settings.disr_subtree_k,
+                "embedder": settings.embedding_model,
+            },
+        }
+        tables = {}
+        if not args.summaries_only:
+            payload["merge_only"] = merge_only_section(studio, papers, rows, args.budgets)
+            tables["merge-only"] = payload["merge_only"]["table"]
+        if args.summaries_subset:
+            subset = sorted(papers, key=paper_words)[: args.summaries_subset]
+            payload["summaries"] = summaries_section(
+                studio, subset, rows, args.budgets, args.tau, args.summary_tokens
+            )
+            tables["summaries subset"] = payload["summaries"]["table"]
+    for section in ("merge_only", "summaries"):
+        if section in payload:
+            payload[section]["table"] = {f"{r}@{b}": c for (r, b), c in payload[section]["table"].items()}
+    payload["seconds"] = time.perf_counter() - started
+    name = "retrieval_qasper_summaries" if args.summaries_only else "retrieval_qasper"
+    write_results(args.results_dir, name, payload, tables)
+    print(f"\nwrote {args.results_dir / name}.json and .csv in {payload['seconds']:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
