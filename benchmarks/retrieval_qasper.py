@@ -5,9 +5,11 @@ tree method builds its index (merge-only: no LLM calls), and every answerable qu
 evidence selects 200/300/400 words from its own paper with each retriever. The selected text, in
 document order, is scored against each annotator's evidence paragraphs joined (FLOAT SELECTED
 evidence dropped): the best-F1 annotator is kept, with that annotator's recall (see
-backend/eval/evidence_f1.py). Ingestion time per method is the build of its index on top of the
-shared ingestion (segmentation + sentence embeddings, reused by every method); each method gets
-its own embedder cache so no method is timed on another's embeddings.
+backend/eval/evidence_f1.py). Selection and scoring are backend/eval/retrieval_run.py, shared with
+`python -m scripts.evaluate retrieval` and the Evaluate page; this script adds build timings,
+paired-bootstrap margins and the LLM-summary subset. Ingestion time per method is the build of its
+index on top of the shared ingestion (segmentation + sentence embeddings, reused by every method);
+each method gets its own embedder cache so no method is timed on another's embeddings.
 
     OMP_NUM_THREADS=1 .venv/bin/python benchmarks/retrieval_qasper.py --papers 40 --results-dir results/disr
     ... --summaries-subset 2 --tau 0     # also: node summaries by the configured LLM on 2 small papers
@@ -26,52 +28,32 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
-
 from backend.config import Settings, load_settings
-from backend.eval.evidence_f1 import evidence_score
 from backend.eval.qasper import QasperPaper, load_qasper
-from backend.retrieval.dual_selection import dual_select
+from backend.eval.retrieval_run import (
+    BUILD_ORDER,
+    RETRIEVERS,
+    RetrievalRecord,
+    Retriever,
+    build_trees,
+    chosen_papers,
+    evidence_questions,
+    score_paper,
+    summarise_retrieval,
+)
 from backend.retrieval.embedder import Embedder
 from backend.retrieval.node_text import Summariser
-from backend.retrieval.selection import IndexedTree, Selection, selection_text
 from backend.retrieval.summary_cache import SummaryCache
-from backend.retrieval.tree_index import ENHANCED, TreeIndex
-from backend.retrieval.tree_retrieval import select
+from backend.retrieval.tree_index import ENHANCED
 from backend.studio import Studio
 
 DEFAULT_QASPER = (
     Path(__file__).resolve().parents[1].parent / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
 )
 PAPER_ANCHOR = "paper (QASPER test, SBERT, 200 words): DISRetrieval - flatten-chunk = +2.00 F1 / +4.70 recall"
-Selector = Callable[[IndexedTree, np.ndarray, int, int], Selection]
-
-
-def _selector(method: str, context_weight: float | None = None) -> Selector:
-    if context_weight is None:
-        return lambda item, query, budget, k: select(method, [item], query, budget, k)
-    return lambda item, query, budget, k: dual_select([item], query, budget, k, context_weight)
-
-
-ROWS: dict[str, tuple[str, Selector]] = {
-    "flatten_chunk": ("flatten_chunk", _selector("flatten_chunk")),
-    "flatten_sentence": ("flatten_sentence", _selector("flatten_sentence")),
-    "raptor": ("raptor", _selector("raptor")),
-    "bisection": ("bisection", _selector("bisection")),
-    "bisection (paper ranking)": ("bisection", _selector("bisection", 1.0)),
-    "disretrieval": ("disretrieval", _selector("disretrieval")),
-    "disretrieval (paper ranking)": ("disretrieval", _selector("disretrieval", 1.0)),
-}
-BUILD_ORDER = ("flatten_sentence", "flatten_chunk", "bisection", "disretrieval", "raptor")
-
-
-def chosen_papers(papers: list[QasperPaper], skip: int, count: int) -> list[QasperPaper]:
-    """Papers in file order after `skip`, keeping those with at least one question with text evidence."""
-    usable = [p for p in papers[skip:] if any(q.evidence for q in p.questions)]
-    return usable[:count]
 
 
 def paired_bootstrap(deltas: list[float], rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
@@ -86,60 +68,54 @@ def run(
     settings: Settings,
     papers: list[QasperPaper],
     budgets: list[int],
-    rows: dict[str, tuple[str, Selector]],
+    rows: list[Retriever],
     summariser: Summariser | None,
     label: str,
-) -> tuple[list[dict], dict[str, list[float]], float]:
-    """Per-question scores for every row and budget, build seconds per method, shared ingestion seconds."""
+) -> tuple[list[RetrievalRecord], dict[str, list[float]], float]:
+    """Per-question records for every row and budget, build seconds per method, shared ingestion seconds."""
     embedders = {m: Embedder(settings.embedding_model, settings.embedding_batch_size) for m in BUILD_ORDER}
-    scores: list[dict] = []
+    records: list[RetrievalRecord] = []
     build_s: dict[str, list[float]] = defaultdict(list)
     shared_s = 0.0
-    wanted = {method for method, _ in rows.values()}
+    wanted = {row.method for row in rows}
     for number, paper in enumerate(papers, start=1):
         started = time.perf_counter()
         doc = studio.indexer.index_file(paper.to_markdown().encode("utf-8"), f"{paper.paper_id}.md").document
         shared_s += time.perf_counter() - started
-        items: dict[str, IndexedTree] = {}
-        for method in (m for m in BUILD_ORDER if m in wanted):
-            index = TreeIndex(settings, embedders[method], studio.store)
-            enhancing = summariser if method in ENHANCED else None
-            items[method], report = index.get(doc, method, enhancing)
-            build_s[method].append(report.total_s)
-        questions = [q for q in paper.questions if q.evidence]
+        items, seconds = build_trees(studio, doc, wanted, settings, summariser, embedders)
+        for method, spent in seconds.items():
+            build_s[method].append(spent)
+        questions = evidence_questions(paper)
         vectors = studio.embedder.encode([q.question for q in questions])
-        for question, vector in zip(questions, vectors, strict=True):
-            for row, (method, selector) in rows.items():
-                for budget in budgets:
-                    chosen = selector(items[method], vector, budget, settings.disr_subtree_k)
-                    score = evidence_score(selection_text([items[method]], chosen), question.evidence)
-                    scores.append(
-                        {
-                            "set": label,
-                            "paper": paper.paper_id,
-                            "question_id": question.question_id,
-                            "row": row,
-                            "budget": budget,
-                            "f1": score.f1,
-                            "recall": score.recall,
-                            "words": chosen.words,
-                        }
-                    )
+        k = settings.disr_subtree_k
+        records.extend(score_paper(items, paper.paper_id, questions, vectors, rows, budgets, k))
         print(f"  [{label}] {number}/{len(papers)} {paper.paper_id}: {len(questions)} questions", flush=True)
-    return scores, build_s, shared_s
+    return records, build_s, shared_s
 
 
-def summarise(scores: list[dict], budgets: list[int]) -> dict[tuple[str, int], dict]:
-    table: dict[tuple[str, int], dict] = {}
-    for row in dict.fromkeys(s["row"] for s in scores):
-        for budget in budgets:
-            picked = [s for s in scores if s["row"] == row and s["budget"] == budget]
-            table[(row, budget)] = {
-                "f1": 100 * statistics.fmean(s["f1"] for s in picked),
-                "recall": 100 * statistics.fmean(s["recall"] for s in picked),
-                "n": len(picked),
-            }
-    return table
+def score_rows(records: list[RetrievalRecord], label: str) -> list[dict]:
+    """Records in this script's JSON shape, tagged with the section they belong to."""
+    return [
+        {
+            "set": label,
+            "paper": r.paper_id,
+            "question_id": r.question_id,
+            "row": r.method,
+            "budget": r.budget,
+            "f1": r.f1,
+            "recall": r.recall,
+            "words": r.words,
+        }
+        for r in records
+    ]
+
+
+def summarise(records: list[RetrievalRecord]) -> dict[tuple[str, int], dict]:
+    """Means in percent per (row, budget), from the shared summary of retrieval records."""
+    return {
+        (r["method"], r["budget"]): {"f1": r["f1"], "recall": r["recall"], "n": r["questions"]}
+        for r in summarise_retrieval(records)
+    }
 
 
 def margins(scores: list[dict], budgets: list[int], row: str, baseline: str) -> list[dict]:
@@ -164,8 +140,8 @@ def print_table(title: str, table: dict[tuple[str, int], dict], budgets: list[in
     print(f"\n{title}")
     print(f"{'method':32s}" + "".join(f"{b:>9d} w F1 / rec" for b in budgets) + "   build s/paper")
     for row in dict.fromkeys(r for r, _ in table):
-        method = ROWS.get(row.replace(" + summaries", ""), (row, None))[0]
-        seconds = build.get(method)
+        base = RETRIEVERS.get(row.replace(" + summaries", ""))
+        seconds = build.get(base.method if base else row)
         cells = "".join(
             f"   {table[(row, b)]['f1']:6.2f} / {table[(row, b)]['recall']:6.2f}" for b in budgets
         )
@@ -190,14 +166,18 @@ def paper_words(paper: QasperPaper) -> int:
     return sum(len(p.split()) for _, paragraphs in paper.sections for p in paragraphs)
 
 
-def merge_only_section(studio: Studio, papers: list[QasperPaper], rows: dict, budgets: list[int]) -> dict:
-    scores, build_s, shared_s = run(studio, studio.settings, papers, budgets, rows, None, "merge-only")
-    table = summarise(scores, budgets)
+def merge_only_section(
+    studio: Studio, papers: list[QasperPaper], rows: list[Retriever], budgets: list[int]
+) -> dict:
+    records, build_s, shared_s = run(studio, studio.settings, papers, budgets, rows, None, "merge-only")
+    scores = score_rows(records, "merge-only")
+    table = summarise(records)
     print_table(f"Merge-only, {len(papers)} papers", table, budgets, build_s)
     print(f"shared ingestion (segment + embed sentences and chunks): {shared_s / len(papers):.2f} s/paper")
     found = []
-    if "disretrieval" in rows:
-        bases = [b for b in ("flatten_chunk", "bisection") if b in rows]
+    names = [row.name for row in rows]
+    if "disretrieval" in names:
+        bases = [b for b in ("flatten_chunk", "bisection") if b in names]
         found = [m for base in bases for m in margins(scores, budgets, "disretrieval", base)]
         print("\nDISRetrieval margins (points, mean over questions; 95% paired-bootstrap interval):")
         for m in found:
@@ -217,19 +197,25 @@ def merge_only_section(studio: Studio, papers: list[QasperPaper], rows: dict, bu
 
 
 def summaries_section(
-    studio: Studio, papers: list[QasperPaper], rows: dict, budgets: list[int], tau: int, tokens: int
+    studio: Studio,
+    papers: list[QasperPaper],
+    rows: list[Retriever],
+    budgets: list[int],
+    tau: int,
+    tokens: int,
 ) -> dict:
     """Merge-only and LLM-summary trees on the same (smallest) papers, with the configured model."""
     llm = studio.llm
     summariser = Summariser(llm, SummaryCache(studio.settings.data_dir, llm.label), tokens)
     settings = studio.settings.updated(disr_tau_words=tau)
-    plain_rows = {n: r for n, r in rows.items() if "paper ranking" not in n}
+    plain_rows = [r for r in rows if r.context_weight is None]
     base, _, _ = run(studio, settings, papers, budgets, plain_rows, None, "subset merge-only")
-    summary_rows = {f"{n} + summaries": r for n, r in plain_rows.items() if r[0] in ENHANCED}
+    summary_rows = [replace(r, name=f"{r.name} + summaries") for r in plain_rows if r.method in ENHANCED]
     summarised, build_s, _ = run(
         studio, settings, papers, budgets, summary_rows, summariser, "subset summaries"
     )
-    table = summarise(base + summarised, budgets)
+    table = summarise(base + summarised)
+    scores = score_rows(base, "subset merge-only") + score_rows(summarised, "subset summaries")
     print_table(
         f"LLM summaries by {llm.label} at tau={tau} (replies <= {tokens} tokens) on the {len(papers)} "
         "smallest papers; merge-only rows on the same papers for comparison",
@@ -243,7 +229,7 @@ def summaries_section(
         "tau": tau,
         "papers": [p.paper_id for p in papers],
         "build_seconds": build_s,
-        "scores": base + summarised,
+        "scores": scores,
     }
 
 
@@ -253,7 +239,7 @@ def main() -> None:
     parser.add_argument("--papers", type=int, default=40, help="papers with answerable questions")
     parser.add_argument("--skip", type=int, default=0, help="papers to skip at the start of the file")
     parser.add_argument("--budgets", type=int, nargs="+", default=[200, 300, 400])
-    parser.add_argument("--methods", nargs="+", default=list(ROWS), choices=list(ROWS))
+    parser.add_argument("--methods", nargs="+", default=list(RETRIEVERS), choices=list(RETRIEVERS))
     parser.add_argument("--summaries-subset", type=int, default=0, help="smallest N papers, LLM summaries")
     parser.add_argument("--summaries-only", action="store_true", help="skip the merge-only table")
     parser.add_argument("--tau", type=int, default=0, help="tau for the summaries subset (paper: 0)")
@@ -262,7 +248,7 @@ def main() -> None:
     args = parser.parse_args()
 
     papers = chosen_papers(load_qasper(args.qasper), args.skip, args.papers)
-    rows = {name: ROWS[name] for name in args.methods}
+    rows = [RETRIEVERS[name] for name in args.methods]
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         studio = Studio(load_settings().updated(data_dir=Path(tmp), chroma_host=""))

@@ -1,90 +1,91 @@
-"""Evaluate page: run methods over QASPER questions (resumable), then compare their scores."""
+"""Evaluate page: run QA, retrieval, RST-parsing or ASQA evaluations (resumable), then compare the scores."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pandas as pd
-import plotly.express as px
 import streamlit as st
 
+from app.evaluate_forms import FORMS
 from app.state import studio_or_stop
-from backend.errors import StudioError
-from backend.eval.qa_run import METRICS, RECORDS, SUMMARY, load_records, run_qa_eval, summarise
-from backend.pipelines.registry import get_method, method_names
+from backend.eval import qa_run, rst_parseval
+from backend.eval.asqa_run import METRICS as ASQA_METRICS
+from backend.eval.asqa_run import load_asqa_records, summarise_asqa
+from backend.eval.retrieval_run import load_retrieval_records, summarise_retrieval
+from backend.eval.rst_run import load_rst_records, summarise_rst
+from backend.eval.run_files import RECORDS, SUMMARY, SUMMARY_JSON, list_runs
+from components.eval_charts import budget_lines, method_bars, parseval_bars
 
-DEFAULT_DATASET = Path(__file__).resolve().parents[3] / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
+KINDS = {
+    "qa": "QA (QASPER)",
+    "retrieval": "Retrieval (QASPER)",
+    "rst": "RST parsing (GUM)",
+    "asqa": "Long answers (ASQA)",
+}
+ABOUT = {
+    "qa": "Answers QASPER questions over their own papers with each method and scores answer F1 (as "
+    "QASPER's evaluator) and evidence recall/F1 of the passages read.",
+    "retrieval": "Each retriever selects up to each word budget from the question's own paper; the text is "
+    "scored against the gold evidence (token F1 and recall, best annotator). Merge-only trees; LLM node "
+    "summaries are a CLI option.",
+    "rst": "RST-Parseval (span, nuclearity, relation, full) of the trained sentence-level parser and its "
+    "baselines on GUM dev, at paragraph and document level.",
+    "asqa": "Each method writes a long answer to an ambiguous question from that question's passages; "
+    "scored by ROUGE-L against the annotators' long answers and STR-EM (short answers found).",
+}
+SUMMARIES = {
+    "qa": lambda d: qa_run.summarise(qa_run.load_records(d)),
+    "retrieval": lambda d: summarise_retrieval(load_retrieval_records(d)),
+    "rst": lambda d: summarise_rst(load_rst_records(d)),
+    "asqa": lambda d: summarise_asqa(load_asqa_records(d)),
+}
+PLOTTED = {
+    "qa": qa_run.METRICS,
+    "retrieval": ("f1", "recall"),
+    "rst": rst_parseval.METRICS,
+    "asqa": ASQA_METRICS,
+}
 
 studio = studio_or_stop()
 st.title("Evaluate")
 runs_dir = Path(studio.settings.data_dir) / "evaluations"
+kind = st.radio("Run kind", list(KINDS), format_func=KINDS.get, horizontal=True, key="evaluate_kind")
 st.caption(
-    "Answers QASPER questions over their own papers with each method and scores answer F1 (as QASPER's "
-    "evaluator) and evidence recall/F1 of the passages read. A run with an existing name resumes. "
-    "Retrieval budgets and RST parsing have their own commands (see the README)."
+    f"{ABOUT[kind]} A run with an existing name resumes; the CLI runs the same code (docs/evaluate.md)."
 )
+FORMS[kind](studio, runs_dir)
 
-with st.form("evaluate_form"):
-    dataset = st.text_input("QASPER-format file", str(DEFAULT_DATASET), key="evaluate_dataset")
-    methods = st.multiselect(
-        "Methods",
-        method_names(),
-        default=["extractive"],
-        format_func=lambda n: get_method(n).title,
-        key="evaluate_methods",
-    )
-    left, middle, right = st.columns(3)
-    papers = left.number_input("Papers", 1, 300, 3, key="evaluate_papers")
-    per_paper = middle.number_input("Questions per paper", 1, 20, 2, key="evaluate_per_paper")
-    name = right.text_input("Run name", "sample", key="evaluate_name")
-    submitted = st.form_submit_button("Run (or resume)", type="primary", key="evaluate_submit")
-
-if submitted:
-    path = Path(dataset)
-    if not path.is_file():
-        st.error(f"No file at {path}.")
-    elif not methods or not name.strip().replace("-", "").replace("_", "").isalnum():
-        st.error("Choose at least one method and a run name of letters, digits, '-' or '_'.")
-    else:
-        bar = st.progress(0.0, text="Starting")
-
-        def progress(_stage: str, done: int, total: int) -> None:
-            bar.progress(done / total if total else 1.0, text=f"{done} of {total} answers")
-
-        try:
-            run_qa_eval(
-                studio,
-                path,
-                methods,
-                runs_dir / name,
-                n_papers=papers,
-                per_paper=per_paper,
-                progress=progress,
-            )
-        except (StudioError, ValueError, KeyError) as error:
-            st.error(f"The run stopped: {error}. Finished answers are kept; run again to resume.")
-
-runs = sorted(p.name for p in runs_dir.glob("*") if (p / RECORDS).exists()) if runs_dir.exists() else []
+runs = list_runs(runs_dir, kind)
 if runs:
+    prefix = "evaluate" if kind == "qa" else f"evaluate_{kind}"
     st.subheader("Results")
-    run = st.selectbox("Run", runs, key="evaluate_run")
-    records = load_records(runs_dir / run)
-    summary = pd.DataFrame(summarise(records))
-    st.dataframe(summary, hide_index=True, width="stretch")
-    metric = st.selectbox("Plot", METRICS, key="evaluate_metric")
-    figure = px.bar(summary, x="method", y=metric, title=f"{metric} per method ({run})")
-    st.plotly_chart(figure, width="stretch", key="evaluate_plot")
+    run = st.selectbox("Run", runs, key=f"{prefix}_run")
+    folder = runs_dir / run
+    summary = SUMMARIES[kind](folder)
+    st.dataframe(pd.DataFrame(summary), hide_index=True, width="stretch")
     left, right = st.columns(2)
-    left.download_button(
-        "records.jsonl",
-        (runs_dir / run / RECORDS).read_bytes(),
-        f"{run}-records.jsonl",
-        key="evaluate_dl_jsonl",
-    )
-    if (runs_dir / run / SUMMARY).exists():
-        right.download_button(
-            "summary.csv",
-            (runs_dir / run / SUMMARY).read_bytes(),
-            f"{run}-summary.csv",
-            key="evaluate_dl_csv",
-        )
+    metric = left.selectbox("Plot", PLOTTED[kind], key=f"{prefix}_metric")
+    title = f"{metric} ({run})"
+    if kind == "retrieval":
+        figure = budget_lines(summary, metric, f"{title} by word budget")
+    elif kind == "rst":
+        root = right.selectbox("Root node", ("included", "excluded"), key=f"{prefix}_root")
+        figure = parseval_bars(summary, metric, root, f"{title}, root {root}")
+    else:
+        figure = method_bars(summary, metric, f"{title} per method")
+    st.plotly_chart(figure, width="stretch", key=f"{prefix}_plot")
+    if kind == "asqa":
+        with st.expander("Answers"):
+            answers = [
+                {k: getattr(r, k) for k in ("sample_id", "method", "rouge_l", "str_em", "error", "answer")}
+                for r in load_asqa_records(folder)
+            ]
+            st.dataframe(pd.DataFrame(answers), hide_index=True, width="stretch")
+    columns = st.columns(3)
+    files = ((RECORDS, "jsonl"), (SUMMARY, "csv"), (SUMMARY_JSON, "json"))
+    for column, (file, suffix) in zip(columns, files, strict=True):
+        if (folder / file).exists():
+            column.download_button(
+                file, (folder / file).read_bytes(), f"{run}-{file}", key=f"{prefix}_dl_{suffix}"
+            )

@@ -47,7 +47,12 @@ def reference_answer(answer: dict[str, Any]) -> str:
     return ""
 
 
+def strip_citations(text: str) -> str:
+    """The text without citation markers like [2] or [1, 3], which no reference contains."""
+    return _CITATION.sub(" ", text)
+
+
 def answer_f1(prediction: str, references: Sequence[str]) -> float:
     """Best F1 over the references; citation markers like [2] are removed from the prediction."""
-    cleaned = _CITATION.sub(" ", prediction)
+    cleaned = strip_citations(prediction)
     return max((token_f1(cleaned, r) for r in references if r), default=0.0)

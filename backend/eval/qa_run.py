@@ -1,32 +1,39 @@
 """Runs a set of methods over QASPER questions and keeps every result, so a run can resume.
 
 Each (paper, question, method) result is appended to `records.jsonl` as soon as it exists; a
-rerun with the same output directory skips what is already there. Papers are indexed into the
-studio's library once (content hash). Scores: QASPER answer F1 against every annotator's
-answer, and token-level evidence recall and F1 of the passages the method read against the
-gold evidence paragraphs (best annotator). `summary.csv` holds the means per method.
+rerun with the same output directory skips what is already there (backend/eval/run_files.py).
+Papers are indexed into the studio's library once (content hash). Scores: QASPER answer F1
+against every annotator's answer, and token-level evidence recall and F1 of the passages the
+method read against the gold evidence paragraphs (backend/eval/evidence_f1.py: best-F1
+annotator, with that annotator's recall). `summary.csv` and `summary.json` hold the means per
+method.
 """
 
 from __future__ import annotations
 
-import csv
-import json
 import statistics
 import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from backend.errors import StudioError
 from backend.eval.answer_f1 import answer_f1
-from backend.eval.answer_f1 import normalise as _normalise
+from backend.eval.evidence_f1 import evidence_score
 from backend.eval.qasper import QasperPaper, load_qasper
+from backend.eval.run_files import (
+    RECORDS,
+    append_record,
+    finished_keys,
+    open_run,
+    read_records,
+    write_summary,
+)
 from backend.progress import ProgressFn, no_progress
 from backend.studio import Studio
 
-RECORDS = "records.jsonl"
-SUMMARY = "summary.csv"
+KIND = "qa"
+KEY = ("paper_id", "question_id", "method")
 METRICS = ("answer_f1", "evidence_recall", "evidence_f1", "tokens", "latency_s", "llm_calls")
 
 
@@ -45,20 +52,12 @@ class EvalRecord:
     error: str = ""
 
 
-def evidence_scores(read: Sequence[str], gold: Sequence[Sequence[str]]) -> tuple[float, float] | None:
-    """(recall, F1) of the read text's tokens against the best annotator's evidence; None without gold."""
+def evidence_fields(read: Sequence[str], gold: Sequence[Sequence[str]]) -> tuple[float | None, float | None]:
+    """(recall, F1) of the read passages against the gold evidence, rounded; (None, None) without gold."""
     if not gold:
-        return None
-    predicted = Counter(_normalise(" ".join(read)))
-    best = (0.0, 0.0)
-    for paragraphs in gold:
-        reference = Counter(_normalise(" ".join(paragraphs)))
-        common = sum((predicted & reference).values())
-        if not common:
-            continue
-        precision, recall = common / sum(predicted.values()), common / sum(reference.values())
-        best = max(best, (recall, 2 * precision * recall / (precision + recall)), key=lambda s: s[1])
-    return best
+        return None, None
+    score = evidence_score(" ".join(read), gold)
+    return round(score.recall, 4), round(score.f1, 4)
 
 
 def select_questions(
@@ -75,22 +74,6 @@ def select_questions(
     return chosen
 
 
-def _done(path: Path) -> set[tuple[str, str, str]]:
-    """Keys already evaluated; drops a line cut short by a crash so appends start on a fresh line."""
-    if not path.exists():
-        return set()
-    done, kept = set(), []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            row = json.loads(line)
-            done.add((row["paper_id"], row["question_id"], row["method"]))
-        except (ValueError, KeyError):
-            continue
-        kept.append(line)
-    path.write_text("".join(f"{line}\n" for line in kept), encoding="utf-8")
-    return done
-
-
 def run_qa_eval(
     studio: Studio,
     dataset: Path,
@@ -102,12 +85,20 @@ def run_qa_eval(
     progress: ProgressFn = no_progress,
 ) -> list[EvalRecord]:
     """Evaluate `methods`, skipping results already in `out_dir`; returns every record there."""
-    out_dir.mkdir(parents=True, exist_ok=True)
+    settings = studio.settings
+    params = {
+        "dataset": str(Path(dataset).resolve()),
+        "llm": settings.llm_label,
+        "embedder": settings.embedding_model,
+        "chunk_tokens": settings.chunk_tokens,
+        "top_k": settings.top_k,
+    }
+    open_run(out_dir, KIND, params)
     records_path = out_dir / RECORDS
-    done = _done(records_path)
+    done = finished_keys(records_path, KEY)
     plan = select_questions(load_qasper(dataset), n_papers, per_paper)
-    total = sum(len(qs) for _, qs in plan) * len(methods)
-    count = len(done)
+    keys = [(paper.paper_id, q.question_id, m) for paper, qs in plan for q in qs for m in methods]
+    total, count = len(keys), sum(key in done for key in keys)
     progress("evaluate", count, total)
     for paper, questions in plan:
         doc_id = studio.indexer.index_file(paper.to_markdown().encode(), f"{paper.paper_id}.md").doc_id
@@ -116,12 +107,11 @@ def run_qa_eval(
                 if (paper.paper_id, question.question_id, method) in done:
                     continue
                 record = _evaluate(studio, method, paper.paper_id, question, doc_id)
-                with records_path.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(asdict(record)) + "\n")
+                append_record(records_path, asdict(record))
                 count += 1
                 progress("evaluate", count, total)
     records = load_records(out_dir)
-    write_summary(records, out_dir / SUMMARY)
+    write_summary(out_dir, summarise(records), params)
     return records
 
 
@@ -144,14 +134,14 @@ def _evaluate(studio: Studio, method: str, paper_id: str, question, doc_id: str)
             str(error),
         )
     read = [p.text for p in answer.passages]
-    scores = evidence_scores(read, question.evidence)
+    recall, f1 = evidence_fields(read, question.evidence)
     return EvalRecord(
         paper_id,
         question.question_id,
         method,
         round(answer_f1(answer.text, question.answers), 4),
-        None if scores is None else round(scores[0], 4),
-        None if scores is None else round(scores[1], 4),
+        recall,
+        f1,
         answer.total_tokens,
         round(time.perf_counter() - started, 3),
         sum(c.calls for c in answer.costs),
@@ -160,14 +150,12 @@ def _evaluate(studio: Studio, method: str, paper_id: str, question, doc_id: str)
 
 
 def load_records(out_dir: Path) -> list[EvalRecord]:
-    path = out_dir / RECORDS
-    if not path.exists():
-        return []
+    """The run's records, skipping lines that no longer match the record fields."""
     records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for row in read_records(out_dir / RECORDS):
         try:
-            records.append(EvalRecord(**json.loads(line)))
-        except (ValueError, TypeError):
+            records.append(EvalRecord(**row))
+        except TypeError:
             continue
     return records
 
@@ -184,13 +172,3 @@ def summarise(records: Sequence[EvalRecord]) -> list[dict[str, float | int | str
             row[metric] = round(statistics.fmean(values), 4) if values else float("nan")
         rows.append(row)
     return rows
-
-
-def write_summary(records: Sequence[EvalRecord], path: Path) -> None:
-    rows = summarise(records)
-    if not rows:
-        return
-    with path.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)

@@ -8,18 +8,13 @@ from pathlib import Path
 import pytest
 
 from backend.config import Settings
-from backend.eval.qa_run import RECORDS, SUMMARY, evidence_scores, run_qa_eval
+from backend.eval.qa_run import run_qa_eval
+from backend.eval.run_files import MANIFEST, RECORDS, SUMMARY, SUMMARY_JSON
 from backend.studio import Studio
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.integration
 QASPER = REPO_ROOT.parent / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
-
-
-def test_evidence_scores_by_hand() -> None:
-    recall, f1 = evidence_scores(["alpha beta gamma delta"], [["alpha beta"], ["zeta"]])
-    assert recall == 1.0 and f1 == pytest.approx(2 * 0.5 * 1 / 1.5)
-    assert evidence_scores(["x"], []) is None
 
 
 @pytest.mark.skipif(not QASPER.exists(), reason="../shared/data/qasper is not beside the checkout")
@@ -48,3 +43,5 @@ def test_runs_scores_and_resumes_without_redoing_work(tmp_path: Path) -> None:
         r.question_id for r in records[:3]
     ]
     assert (out / SUMMARY).read_text().startswith("method,questions,errors,answer_f1")
+    assert json.loads((out / SUMMARY_JSON).read_text())["rows"][0]["questions"] == 4
+    assert json.loads((out / MANIFEST).read_text())["kind"] == "qa"
