@@ -17,8 +17,14 @@ def render_answer(answer: Answer, key: str = "answer") -> None:
     st.caption(f"Question: {escape_markdown(answer.question)}")
     if answer.method == "extractive":
         st.caption("Extractive answer: sentences selected from the documents, no model wrote this.")
-    with st.container(border=True):
-        st.markdown(escape_markdown(answer.text) if answer.text else "_No answer text._")
+    if answer.failed_stage:
+        st.error(
+            f"No answer: the model call in the {escape_markdown(answer.failed_stage)} stage failed. "
+            "What was built before it is kept below; check the model server in the sidebar and ask again."
+        )
+    else:
+        with st.container(border=True):
+            st.markdown(escape_markdown(answer.text) if answer.text else "_No answer text._")
     for warning in answer.warnings:
         st.warning(warning)
     if answer.citations:

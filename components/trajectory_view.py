@@ -102,6 +102,9 @@ def legend_html() -> str:
 def _render_step(route: DocumentRoute, step: RoutingStep) -> None:
     st.markdown(legend_html(), unsafe_allow_html=True)
     st.markdown(tree_html(route, step), unsafe_allow_html=True)
+    if step.error:
+        st.error(escape_markdown(f"The router's model call failed: {step.error}"))
+        return
     st.markdown("**Router reply (raw)**")
     st.code(step.raw_reply or "(empty)", language=None)
     cost = f" · {step.prompt_tokens} prompt tokens" if step.prompt_tokens else ""
@@ -121,7 +124,9 @@ def _render_step(route: DocumentRoute, step: RoutingStep) -> None:
 def _render_route(route: DocumentRoute, number: int, answer: Answer) -> None:
     st.markdown(f"**Document {number}: {escape_markdown(route.doc_name or route.doc_id)}**")
     st.caption(escape_markdown(_route_caption(route)))
-    if not route.steps:
+    if not route.steps and route.stop_reason == "call failed":
+        st.info("The router was not called: its model call failed earlier; the retrieved passages are read.")
+    elif not route.steps:
         st.info("The router was not called: no retrieved paragraph matched and no section could be opened.")
     else:
         labels = [f"step {s.index + 1}" for s in route.steps]

@@ -28,13 +28,18 @@ Status = Literal["parsed", "repaired", "fallback"]
 
 @dataclass(frozen=True)
 class ParseOutcome:
-    """`requested` was asked for the tree; `producer` built the one kept (they differ on fallback)."""
+    """`requested` was asked for the tree; `producer` built the one kept (they differ on fallback).
+
+    `call_failed` marks a fallback forced by a failed or empty model call rather than by an
+    unreadable reply: that may pass, so such a parse is never cached.
+    """
 
     status: Status
     requested: str
     producer: str
     repairs: tuple[str, ...] = ()
     fallback_reason: str = ""
+    call_failed: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +48,7 @@ class ParseOutcome:
             "producer": self.producer,
             "repairs": list(self.repairs),
             "fallback_reason": self.fallback_reason,
+            "call_failed": self.call_failed,
         }
 
     @classmethod
@@ -53,6 +59,7 @@ class ParseOutcome:
             str(data["producer"]),
             tuple(str(r) for r in data.get("repairs", ())),
             str(data.get("fallback_reason", "")),
+            bool(data.get("call_failed", False)),
         )
 
 

@@ -2,8 +2,10 @@
 
 The LLM path plans its calls to fit the model's context (`graph_reader.plan_graph_calls`), reads
 every reply tolerantly, and falls back to the trained classifier when no usable pair line came
-back at all, recording why. The same listwise machinery labels pairs with shallow discourse
-markers for that baseline (`label_pairs_listwise` with another prompt and label repair).
+back at all, recording why and saying so in a warning. A call that fails (server down, model
+missing) is recorded and the other calls go on. The same listwise machinery labels pairs with
+shallow discourse markers for that baseline (`label_pairs_listwise` with another prompt and label
+repair).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from backend.discourse.graph_reader import (
 from backend.discourse.label_repair import repair_inter_label
 from backend.discourse.relation_classifier import RelationClassifier
 from backend.discourse.rhetorical_graph import Edge, RhetoricalGraph
-from backend.errors import ConfigError, LLMRequestError
+from backend.errors import ConfigError, StudioError
 from backend.llm.base import ChatMessage, Completion, LLMClient
 
 MessagesFn = Callable[[Sequence[str], Sequence[int]], list[ChatMessage]]
@@ -50,6 +52,9 @@ class ListwiseLabels:
     lines: PairLines
     completions: list[Completion]
     warnings: list[str]
+    failures: list[str] = field(default_factory=list)
+    """One line per call that failed, naming its chunks and the error."""
+    calls: int = 0
 
 
 @lru_cache(maxsize=1)
@@ -87,6 +92,7 @@ def label_pairs_listwise(
     plan = plan_graph_calls(counts, llm.context_window, fixed, line)
     lines = PairLines()
     completions: list[Completion] = []
+    failures: list[str] = []
     for call in plan.calls:
         cap = plan.trim_tokens
         shown = [texts[i] if cap is None else trim_to_tokens(texts[i], cap, llm.count_tokens) for i in call]
@@ -95,8 +101,8 @@ def label_pairs_listwise(
             completion = llm.chat(
                 messages(shown, [i + 1 for i in call]), max_tokens=budget, temperature=0.0, stop=[END_MARK]
             )
-        except LLMRequestError as error:
-            lines.problems.append(f"A call over chunks {[i + 1 for i in call]} failed: {error.what}")
+        except StudioError as error:
+            failures.append(f"the call over chunks {[i + 1 for i in call]} failed: {error}")
             continue
         completions.append(completion)
         part = read_pair_lines(completion.text, call, repair)
@@ -104,7 +110,7 @@ def label_pairs_listwise(
             lines.labels.setdefault(pair, label)
         lines.problems.extend(part.problems)
         lines.repairs.extend(part.repairs)
-    return ListwiseLabels(lines, completions, plan.warnings)
+    return ListwiseLabels(lines, completions, plan.warnings, failures, len(plan.calls))
 
 
 def llm_graph(llm: LLMClient, texts: Sequence[str]) -> GraphBuild:
@@ -118,15 +124,26 @@ def llm_graph(llm: LLMClient, texts: Sequence[str]) -> GraphBuild:
         )
     except ConfigError as error:
         return _fallback(texts, llm.label, error.what, [], [])
+    failures = labelled.failures
     if not labelled.lines.labels:
-        problems = labelled.lines.problems
-        reason = "the reply held no usable 'CHUNK[i] -> CHUNK[j]: LABEL' line"
-        if problems:
-            reason += f" (first problem: {problems[0]})"
+        if len(failures) == labelled.calls:
+            reason = failures[0]
+        else:
+            reason = "the reply held no usable 'CHUNK[i] -> CHUNK[j]: LABEL' line"
+            problems = labelled.lines.problems
+            if problems:
+                reason += f" (first problem: {problems[0]})"
         return _fallback(texts, llm.label, reason, labelled.completions, labelled.warnings)
     graph = graph_from_pairs(k, labelled.lines, llm.label)
     graph.metadata["requested"] = llm.label
-    return GraphBuild(graph, labelled.completions, labelled.warnings)
+    warnings = list(labelled.warnings)
+    if failures:
+        graph.metadata["problems"] = [*failures, *graph.metadata["problems"]]
+        warnings.append(
+            f"Graph stage: {len(failures)} of {labelled.calls} calls to {llm.label} failed ({failures[0]}); "
+            "the pairs they covered are UNRELATED, marked as not predicted."
+        )
+    return GraphBuild(graph, labelled.completions, warnings)
 
 
 def _fallback(
@@ -134,4 +151,7 @@ def _fallback(
 ) -> GraphBuild:
     build = trained_graph(texts)
     build.graph.metadata.update({"requested": requested, "fallback_reason": reason})
-    return GraphBuild(build.graph, completions, [*warnings, *build.warnings])
+    notice = (
+        f"Graph stage: no usable graph from {requested} ({reason}); {build.graph.producer} built it instead."
+    )
+    return GraphBuild(build.graph, completions, [*warnings, notice, *build.warnings])

@@ -23,6 +23,7 @@ from backend.discourse.label_repair import label_in, repair_inter_label
 from backend.discourse.rhetorical_graph import INTER_CHUNK, Edge, RhetoricalGraph
 from backend.errors import ConfigError
 from backend.llm.base import ChatMessage
+from backend.untrusted import defuse_tags
 
 END_MARK = "END OF GRAPH"
 MIN_TRIM_TOKENS = 64
@@ -67,15 +68,10 @@ _PAIR = re.compile(
 )
 
 
-def neutralise(text: str) -> str:
-    """Delimiter look-alikes inside a chunk cannot close its block early."""
-    return text.replace("<chunk", "‹chunk").replace("</chunk", "‹/chunk")
-
-
 def chunk_block(texts: Sequence[str], numbers: Sequence[int]) -> str:
     """Chunks as numbered, delimited data (numbers are 1-based, as the model sees them)."""
     return "\n".join(
-        f'<chunk number="{n}">\n{neutralise(t)}\n</chunk>' for n, t in zip(numbers, texts, strict=True)
+        f'<chunk number="{n}">\n{defuse_tags(t)}\n</chunk>' for n, t in zip(numbers, texts, strict=True)
     )
 
 

@@ -21,8 +21,9 @@ from backend.discourse.edu_alignment import align_edus
 from backend.discourse.label_repair import label_in, repair_intra_label
 from backend.discourse.labels import DISCO_RAG_INTRA
 from backend.discourse.rst_tree import RSTNode, RSTTree
-from backend.errors import LLMRequestError, MalformedOutputError
+from backend.errors import MalformedOutputError, StudioError
 from backend.llm.base import ChatMessage, LLMClient
+from backend.untrusted import defuse_tags
 
 END_MARK = "END OF TREE"
 REPLY_CAP_TOKENS = 1200
@@ -77,13 +78,9 @@ _ROLE = re.compile(r"\b(NUCLEUS|SATELLITE|N|S)\b", re.IGNORECASE)
 _PARENT_GLUE = re.compile(r"^\s*(?:=|:=|->|→|:)?\s*$")
 
 
-def _neutralise(text: str) -> str:
-    return text.replace("<chunk", "‹chunk").replace("</chunk", "‹/chunk")
-
-
 def rst_messages(chunk: str) -> list[ChatMessage]:
     """The parsing prompt for one chunk, its text delimited as data."""
-    user = f"<chunk>\n{_neutralise(chunk)}\n</chunk>"
+    user = f"<chunk>\n{defuse_tags(chunk)}\n</chunk>"
     return [ChatMessage("system", RST_SYSTEM), ChatMessage("user", user)]
 
 
@@ -232,7 +229,11 @@ def read_rst_reply(reply: str, chunk: str, producer: str) -> tuple[RSTTree, list
 
 
 class LLMChunkParser:
-    """Asks `llm` for each chunk's tree; a failed call or unreadable reply gets the fallback's tree."""
+    """Asks `llm` for each chunk's tree; a failed call or unreadable reply gets the fallback's tree.
+
+    A failed or empty call (server down, model missing, nothing returned) is marked `call_failed`,
+    so the tree cache does not keep it; an unreadable reply is the model's answer and is kept.
+    """
 
     def __init__(self, llm: LLMClient, fallback: TrainedChunkParser | None = None) -> None:
         self.llm = llm
@@ -252,8 +253,10 @@ class LLMChunkParser:
             completion = self.llm.chat(
                 rst_messages(text), max_tokens=self.reply_budget(text), temperature=0.0, stop=[END_MARK]
             )
-        except LLMRequestError as error:
-            return self._fallback(text, f"the model call failed: {error.what}", [])
+        except StudioError as error:
+            return self._fallback(text, f"the model call failed: {error}", [], call_failed=True)
+        if not completion.text.strip():
+            return self._fallback(text, "the model returned an empty reply", [completion], call_failed=True)
         try:
             tree, repairs = read_rst_reply(completion.text, text, label)
         except MalformedOutputError as error:
@@ -261,7 +264,9 @@ class LLMChunkParser:
         status = "repaired" if repairs else "parsed"
         return ChunkParse(tree, ParseOutcome(status, label, label, tuple(repairs)), [completion])
 
-    def _fallback(self, text: str, reason: str, completions: list) -> ChunkParse:
+    def _fallback(
+        self, text: str, reason: str, completions: list, *, call_failed: bool = False
+    ) -> ChunkParse:
         kept = self.fallback.parse(text)
-        outcome = ParseOutcome("fallback", self.llm.label, kept.tree.producer, (), reason)
+        outcome = ParseOutcome("fallback", self.llm.label, kept.tree.producer, (), reason, call_failed)
         return ChunkParse(kept.tree, outcome, completions)

@@ -3,8 +3,9 @@
 Trees do not depend on the question, so Disco-RAG can parse a chunk once (at query time or ahead
 of it, `preparse_document`) and reuse the tree. The key is the producer that was *asked* (an LLM
 label or the trained parser), and the entry keeps the whole outcome: a chunk whose LLM reply fell
-back is not sent to the LLM again, and the UI still shows that it fell back and why. An entry that
-cannot be read (schema change, torn write) counts as a miss and is rebuilt.
+back is not sent to the LLM again, and the UI still shows that it fell back and why. A fallback
+forced by a failed or empty model call is not stored, so the chunk is asked again once the server
+answers. An entry that cannot be read (schema change, torn write) counts as a miss and is rebuilt.
 """
 
 from __future__ import annotations
@@ -70,12 +71,14 @@ class TreeCache:
         tmp.replace(path)
 
     def parse(self, text: str, parser: ChunkParser) -> tuple[ChunkParse, bool]:
-        """(the cached or new parse, whether it was a cache hit); new parses are stored."""
+        """(the cached or new parse, whether it was a cache hit); new parses are stored unless the
+        model call behind them failed."""
         cached = self.get(text, parser.key)
         if cached is not None:
             return cached, True
         parse = parser.parse(text)
-        self.put(text, parser.key, parse)
+        if not parse.outcome.call_failed:
+            self.put(text, parser.key, parse)
         return parse, False
 
 

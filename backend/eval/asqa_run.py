@@ -133,11 +133,12 @@ def _answer(studio: Studio, method: str, question: AsqaQuestion, doc_id: str) ->
     aliases = [pair.short_answers for pair in question.qa_pairs]
     try:
         answer = studio.ask(method, question.ambiguous_question, [doc_id])
-    except StudioError as error:
+        error = answer.failure
+    except StudioError as raised:
+        error = str(raised)
+    if error:
         seconds = round(time.perf_counter() - started, 3)
-        return AsqaRecord(
-            question.sample_id, method, 0.0, str_em("", aliases), 0, 0, seconds, 0, "", str(error)
-        )
+        return AsqaRecord(question.sample_id, method, 0.0, str_em("", aliases), 0, 0, seconds, 0, "", error)
     em = str_em(answer.text, aliases)
     return AsqaRecord(
         question.sample_id,

@@ -20,7 +20,7 @@ from pathlib import Path
 from backend.errors import StudioError
 from backend.eval.answer_f1 import answer_f1
 from backend.eval.evidence_f1 import evidence_score
-from backend.eval.qasper import QasperPaper, load_qasper
+from backend.eval.qasper import QasperPaper, QasperQuestion, load_qasper
 from backend.eval.run_files import (
     RECORDS,
     append_record,
@@ -106,7 +106,7 @@ def run_qa_eval(
             for method in methods:
                 if (paper.paper_id, question.question_id, method) in done:
                     continue
-                record = _evaluate(studio, method, paper.paper_id, question, doc_id)
+                record = evaluate_question(studio, method, paper.paper_id, question, doc_id)
                 append_record(records_path, asdict(record))
                 count += 1
                 progress("evaluate", count, total)
@@ -115,24 +115,19 @@ def run_qa_eval(
     return records
 
 
-def _evaluate(studio: Studio, method: str, paper_id: str, question, doc_id: str) -> EvalRecord:
+def evaluate_question(
+    studio: Studio, method: str, paper_id: str, question: QasperQuestion, doc_id: str
+) -> EvalRecord:
+    """One method on one question; a raised error or a failed stage becomes an error record."""
     started = time.perf_counter()
     try:
         answer = studio.ask(method, question.question, [doc_id])
-    except StudioError as error:
-        return EvalRecord(
-            paper_id,
-            question.question_id,
-            method,
-            0.0,
-            None,
-            None,
-            0,
-            time.perf_counter() - started,
-            0,
-            0,
-            str(error),
-        )
+        error = answer.failure
+    except StudioError as raised:
+        error = str(raised)
+    if error:
+        seconds = round(time.perf_counter() - started, 3)
+        return EvalRecord(paper_id, question.question_id, method, 0.0, None, None, 0, seconds, 0, 0, error)
     read = [p.text for p in answer.passages]
     recall, f1 = evidence_fields(read, question.evidence)
     return EvalRecord(

@@ -54,6 +54,17 @@ class Answer:
     structures: dict[str, Any] = field(default_factory=dict)
     """What a method built on the way (RST trees, a rhetorical graph, a plan, a routing trajectory,
     selected tree nodes), keyed by a name that components/answer_structures.py knows how to draw."""
+    failed_stage: str = ""
+    """The stage whose model call failed and ended the run early: the text is then empty, and the
+    structures are those built before it. Empty for a complete answer."""
+
+    @property
+    def failure(self) -> str:
+        """Why the answer is an error rather than an empty answer ("" when it is complete)."""
+        if not self.failed_stage:
+            return ""
+        detail = self.warnings[-1] if self.warnings else "no detail recorded"
+        return f"The {self.failed_stage} stage failed: {detail}"
 
     @property
     def total_tokens(self) -> int:

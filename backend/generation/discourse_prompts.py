@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from backend.generation.prompts import ANSWER_SYSTEM, passage_block
 from backend.llm.base import ChatMessage, LLMClient
 from backend.retrieval.search import Passage
+from backend.untrusted import defuse_tags
 
 Section = tuple[str, str]
 """(kind, text): kind is rst_trees, rhetorical_graph, plan or discourse_markers."""
@@ -35,13 +36,9 @@ STRUCTURE_RULES = (
 )
 
 
-def _neutralise(text: str) -> str:
-    return text.replace("<structure", "‹structure").replace("</structure", "‹/structure")
-
-
 def structure_block(sections: Sequence[Section]) -> str:
     return "\n".join(
-        f'<structure kind="{kind}" title="{SECTION_TITLES[kind]}">\n{_neutralise(text)}\n</structure>'
+        f'<structure kind="{kind}" title="{SECTION_TITLES[kind]}">\n{defuse_tags(text)}\n</structure>'
         for kind, text in sections
     )
 
@@ -223,8 +220,7 @@ MARKER_SYSTEM = (
 def marker_messages(texts: Sequence[str], numbers: Sequence[int]) -> list[ChatMessage]:
     """Shallow-markers baseline: the listwise prompt with connectives instead of relations."""
     blocks = "\n".join(
-        f'<chunk number="{n}">\n{t.replace("<chunk", "‹chunk").replace("</chunk", "‹/chunk")}\n</chunk>'
-        for n, t in zip(numbers, texts, strict=True)
+        f'<chunk number="{n}">\n{defuse_tags(t)}\n</chunk>' for n, t in zip(numbers, texts, strict=True)
     )
     listed = ", ".join(map(str, numbers))
     return [ChatMessage("system", MARKER_SYSTEM), ChatMessage("user", f"{blocks}\n\nChunks: {listed}.")]

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from backend.llm.base import ChatMessage
 from backend.retrieval.search import Passage
+from backend.untrusted import defuse_tags
 
 ANSWER_SYSTEM = (
     "You answer an analyst's question using only the numbered passages you are given. "
@@ -30,28 +31,29 @@ _FEW_SHOT = (
 )
 
 
-def _neutralise(text: str) -> str:
-    return text.replace("<passage", "‹passage").replace("</passage", "‹/passage")
+def _attribute(text: str) -> str:
+    """A document name as a tag attribute: no tag, and no quote that could end the attribute."""
+    return defuse_tags(text).replace('"', "'")
 
 
 def passage_block(passages: Sequence[Passage]) -> str:
     """Numbered, delimited passages with their source, as every answer prompt shows them."""
     return "\n".join(
-        f'<passage number="{i}" source="{_neutralise(p.place)}">\n{_neutralise(p.text)}\n</passage>'
+        f'<passage number="{i}" source="{_attribute(p.place)}">\n{defuse_tags(p.text)}\n</passage>'
         for i, p in enumerate(passages, start=1)
     )
 
 
 def answer_messages(question: str, passages: Sequence[Passage]) -> list[ChatMessage]:
     """Chat prompt for instruction-following models."""
-    user = f"Passages:\n{passage_block(passages)}\n\nQuestion: {_neutralise(question)}"
+    user = f"Passages:\n{passage_block(passages)}\n\nQuestion: {defuse_tags(question)}"
     return [ChatMessage("system", ANSWER_SYSTEM), ChatMessage("user", user)]
 
 
 def answer_completion_prompt(question: str, passages: Sequence[Passage]) -> str:
     """Few-shot continuation prompt for a base model, which continues patterns but ignores instructions."""
     numbered = "".join(
-        f"Passage [{i}]: {' '.join(_neutralise(p.text).split())}\n" for i, p in enumerate(passages, start=1)
+        f"Passage [{i}]: {' '.join(defuse_tags(p.text).split())}\n" for i, p in enumerate(passages, start=1)
     )
     return f"{_FEW_SHOT}{numbered}Question: {' '.join(question.split())}\nAnswer:"
 

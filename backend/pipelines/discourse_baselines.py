@@ -175,9 +175,12 @@ class ShallowMarkers:
                     cost.add(completion)
                 markers = dict(labelled.lines.labels)
                 warnings.extend(labelled.warnings)
-                record["problems"] = labelled.lines.problems[:12]
+                record["problems"] = [*labelled.failures, *labelled.lines.problems][:12]
                 if not markers:
-                    record["fallback_reason"] = "the reply held no usable 'CHUNK[i] -> CHUNK[j]: MARKER' line"
+                    reason = "the reply held no usable 'CHUNK[i] -> CHUNK[j]: MARKER' line"
+                    record["fallback_reason"] = labelled.failures[0] if labelled.failures else reason
+                    why = record["fallback_reason"]
+                    warnings.append(f"Markers stage: {why}; the heuristic marked the pairs instead.")
             except ConfigError as error:
                 record["fallback_reason"] = error.what
         producer = choice.llm.label if markers and choice.llm is not None else HEURISTIC_MARKERS

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from backend.errors import StudioError
 from backend.generation.answer import Answer, StageCost
 from backend.generation.answerer import fit_passages, generate_cited_answer
 from backend.ingest.document import Document
 from backend.llm.capability import choose_structure_llm
 from backend.pipelines.registry import RunContext, register
+from backend.pipelines.stage_failure import partial_answer
 from backend.retrieval.node_text import Summariser
 from backend.retrieval.summary_cache import SummaryCache
 from backend.retrieval.tree_index import ENHANCED, TreeIndex
@@ -95,9 +97,23 @@ class _TreeMethod:
             warnings.extend(f"{item.tree.doc_id}: {w}" for w in item.tree.warnings)
         costs = [tree_build_cost(found), StageCost("retrieve", latency_s=found.select_s)]
         passages, fit_warnings = fit_passages(question, found.passages, ctx.llm, ctx.settings.llm_max_tokens)
-        text, citations, completion, answer_warnings = generate_cited_answer(
-            question, passages, ctx.llm, ctx.embedder, ctx.settings.llm_max_tokens
-        )
+        structures = {"discourse_selection": found.record.to_dict()}
+        try:
+            text, citations, completion, answer_warnings = generate_cited_answer(
+                question, passages, ctx.llm, ctx.embedder, ctx.settings.llm_max_tokens
+            )
+        except StudioError as error:
+            return partial_answer(
+                self.name,
+                question,
+                ctx,
+                "generate",
+                error,
+                passages=passages,
+                costs=costs,
+                warnings=warnings + fit_warnings,
+                structures=structures,
+            )
         generation = StageCost("generate")
         generation.add(completion)
         costs.append(generation)
@@ -110,7 +126,7 @@ class _TreeMethod:
             ctx.llm.label,
             costs,
             warnings + fit_warnings + answer_warnings,
-            {"discourse_selection": found.record.to_dict()},
+            structures,
         )
 
 

@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from backend.errors import StudioError
 from backend.generation.answer import Answer, StageCost
 from backend.generation.answerer import fit_passages, generate_cited_answer
 from backend.llm.capability import choose_structure_llm
 from backend.pipelines.registry import RunContext, register
+from backend.pipelines.stage_failure import partial_answer, stage_failed
 from backend.retrieval.search import Passage, retrieve_chunks
 from backend.routing.document_trees import structure_tree_for
 from backend.routing.route import RouteOptions, RoutingResult, route_documents
@@ -102,9 +104,23 @@ class _RDR2:
         routed = route_passages(question, retrieved, ctx, options)
         costs.append(routed.cost)
         passages, fit_warnings = fit_passages(question, routed.passages, ctx.llm, ctx.settings.llm_max_tokens)
-        text, citations, completion, answer_warnings = generate_cited_answer(
-            question, passages, ctx.llm, ctx.embedder, ctx.settings.llm_max_tokens
-        )
+        structures = {"trajectory": routed.record.to_dict()}
+        try:
+            text, citations, completion, answer_warnings = generate_cited_answer(
+                question, passages, ctx.llm, ctx.embedder, ctx.settings.llm_max_tokens
+            )
+        except StudioError as error:
+            return partial_answer(
+                self.name,
+                question,
+                ctx,
+                "generate",
+                error,
+                passages=passages,
+                costs=costs,
+                warnings=routed.warnings + fit_warnings,
+                structures=structures,
+            )
         generation = StageCost("generate")
         generation.add(completion)
         costs.append(generation)
@@ -117,7 +133,7 @@ class _RDR2:
             ctx.llm.label,
             costs,
             routed.warnings + fit_warnings + answer_warnings,
-            {"trajectory": routed.record.to_dict()},
+            structures,
         )
 
 
@@ -126,6 +142,15 @@ def _routing_warnings(result: RoutingResult, router: Router, is_llm: bool) -> li
     warnings = []
     if not is_llm:
         warnings.append(f"Routed by the {router.producer}: no capable LLM router is configured.")
+    if result.failure:
+        warnings.append(
+            stage_failed(
+                "route",
+                result.failure,
+                "Routing stopped there; the steps before it are kept, and documents without a routed "
+                "passage are read from their retrieved passages.",
+            )
+        )
     if result.unusable_replies:
         warnings.append(
             f"{result.unusable_replies} of {result.calls} router replies were unusable (no valid "

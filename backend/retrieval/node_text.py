@@ -5,8 +5,10 @@ text is the summariser's summary of them; below `tau`, it is their concatenation
 stored). Without a summariser every node is a merge, so a document can be built merge-only at
 once and enhanced later. Nodes of equal height do not depend on each other, so each height is
 summarised concurrently with a bounded pool; summaries are cached by content and model. A
-rejected or failed reply leaves that node merged and says why in its producer; after a few
-request failures in a row (server down) the rest is merged with a warning instead of waiting.
+rejected or failed reply leaves that node merged, says why in its producer and in a warning;
+after a few request failures in a row (server down) the rest is merged instead of waiting. A
+failed request or an empty reply is not cached (it may pass), and `EnhanceReport.failed` tells
+the tree index not to save the tree, so the next run asks again.
 """
 
 from __future__ import annotations
@@ -57,6 +59,8 @@ class Summariser:
             completion = request_summary(self.llm, pieces, self.max_tokens)
         except StudioError as error:
             return SummaryOutcome(None, "failed", error.what)
+        if not completion.text.strip():
+            return SummaryOutcome(None, "failed", "empty reply", completion)
         text, reason = read_summary(completion.text)
         self.cache.put(key, CachedSummary(text, reason))
         return SummaryOutcome(text, "summary" if text else "rejected", reason, completion)
@@ -78,6 +82,8 @@ class EnhanceReport:
     completion_tokens: int = 0
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
+    first_rejection: str = ""
+    first_failure: str = ""
 
     def count(self, outcome: SummaryOutcome) -> None:
         if outcome.status == "cached":
@@ -86,12 +92,30 @@ class EnhanceReport:
             self.summaries += 1
         elif outcome.status == "rejected":
             self.rejected += 1
+            self.first_rejection = self.first_rejection or outcome.reason
         else:
             self.failed += 1
+            self.first_failure = self.first_failure or outcome.reason
         if outcome.completion is not None:
             self.calls += 1
             self.prompt_tokens += outcome.completion.prompt_tokens
             self.completion_tokens += outcome.completion.completion_tokens
+
+    def summary_warnings(self) -> list[str]:
+        """One line each for failed and for unusable summaries, naming the stage and the first reason."""
+        warnings = []
+        if self.failed:
+            warnings.append(
+                f"Build trees stage: {self.failed} node summaries by {self.summariser} failed "
+                f"({self.first_failure}); those nodes were merged, and the tree is not saved, so the next "
+                "run asks again."
+            )
+        if self.rejected:
+            warnings.append(
+                f"Build trees stage: {self.rejected} node summaries by {self.summariser} were unusable "
+                f"({self.first_rejection}); those nodes were merged."
+            )
+        return warnings
 
 
 def producer_for(outcome: SummaryOutcome, label: str) -> str:
@@ -166,6 +190,7 @@ def enhance(
             f"The summariser {label} failed {MAX_FAILURES_IN_A_ROW} times in a row; the remaining nodes "
             "were merged instead. Check the model server, then enhance the tree again."
         )
+    report.warnings.extend(report.summary_warnings())
     new_nodes = [replace(n, text=texts[n.index], producer=producers[n.index]) for n in nodes]
     metadata = {**tree.metadata, "tau": tau, "summariser": label}
     report.seconds = time.perf_counter() - started

@@ -130,6 +130,7 @@ def build_raptor(
         layer = made
     info = {"chunks": len(chunks), "layers": len(vectors) - 1, "tau": tau, "summariser": report.summariser}
     tree = draft.finish(tree_id, doc.id, "raptor", PRODUCER, info)
+    report.warnings.extend(report.summary_warnings())
     tree.warnings.extend(report.warnings)
     return IndexedTree(tree, np.concatenate(vectors)), report
 

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from backend.generation.answerer import is_base_model
 from backend.llm.base import ChatMessage, Completion, LLMClient
+from backend.untrusted import defuse_tags
 
 PROMPT_VERSION = "disr-summary-v1"
 SUMMARY_WORDS = 100
@@ -41,10 +42,6 @@ _PREFIX = re.compile(r"^\s*(?:summary|here is (?:a|the) summary)\s*[:\-]\s*", re
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 
 
-def _neutralise(text: str) -> str:
-    return text.replace("<passage", "‹passage").replace("</passage", "‹/passage")
-
-
 def _cut(text: str, words: int) -> str:
     pieces = text.split()
     return " ".join(pieces[:words]) + (" …" if len(pieces) > words else "")
@@ -52,7 +49,7 @@ def _cut(text: str, words: int) -> str:
 
 def summary_messages(pieces: Sequence[str]) -> list[ChatMessage]:
     blocks = "\n".join(
-        f'<passage number="{i}">\n{_neutralise(_cut(p, PIECE_WORDS))}\n</passage>'
+        f'<passage number="{i}">\n{defuse_tags(_cut(p, PIECE_WORDS))}\n</passage>'
         for i, p in enumerate(pieces, start=1)
     )
     return [
@@ -62,7 +59,7 @@ def summary_messages(pieces: Sequence[str]) -> list[ChatMessage]:
 
 
 def summary_completion_prompt(pieces: Sequence[str]) -> str:
-    joined = " ".join(_neutralise(_cut(p, PIECE_WORDS)) for p in pieces)
+    joined = " ".join(defuse_tags(_cut(p, PIECE_WORDS)) for p in pieces)
     return f"{_FEW_SHOT}Text: {' '.join(joined.split())}\nSummary:"
 
 

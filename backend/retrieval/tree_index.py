@@ -4,7 +4,8 @@ Building: shape (the trained parser, bisection, clustering or flat units), node 
 or summaries under the tau rule when a summariser is given), node vectors, then the Chroma rows
 and the JSON file. Sentence vectors stored at ingestion seed the embedder's cache, so sentences
 are never embedded twice; an enhanced tree reuses the shape of the merge-only one when it was
-built before ("merge-only now, enhance later").
+built before ("merge-only now, enhance later"). A tree whose summaries failed (server down) is
+used for the question at hand but stored nowhere, so the next run builds it again.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ class TreeIndex:
             )
         else:
             item, report = self._build(doc, method, tree_id, summariser, progress)
+            if report.enhance is not None and report.enhance.failed:
+                return item, report
             started = time.perf_counter()
             progress("store", 0, 1)
             self.nodes.add_tree(item.tree, item.vectors)

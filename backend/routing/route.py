@@ -5,6 +5,11 @@ Following the paper, EXPAND *replaces* what is shown with the content of the ope
 kept across steps. A heading opened once is not offered again. The loop stops when the router
 refuses, when a reply gives nothing usable, when a step asks for no further expansion, or when
 EXPAND is wanted past `max_expansions` iterations (those EXPANDs are dropped and recorded).
+
+When the router's model call fails, that route stops with the steps before it kept, the
+documents after it are not sent to the router at all (a server that is down would only fail
+again, each time after its retries), and a document without an answered node is read from its
+retrieved passages.
 """
 
 from __future__ import annotations
@@ -15,12 +20,14 @@ from dataclasses import dataclass, field
 
 from backend.ingest.document import Document
 from backend.retrieval.search import Passage
-from backend.routing.lighting import expand_lighting, initial_lighting, match_passages
+from backend.routing.lighting import SubtreeView, expand_lighting, initial_lighting, match_passages
 from backend.routing.router import Router, RouterInput
 from backend.routing.router_reply import parse_router_reply
 from backend.routing.structure_builders import tree_from_passages
 from backend.routing.structure_tree import StructureTree
 from backend.routing.trajectory import DocumentRoute, RoutingStep
+
+CALL_FAILED = "call failed"
 
 
 @dataclass(frozen=True)
@@ -41,6 +48,8 @@ class RoutingResult:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     warnings: list[str] = field(default_factory=list)
+    failure: str = ""
+    """The first failed router call's error; empty when every call answered."""
 
     @property
     def calls(self) -> int:
@@ -76,6 +85,10 @@ def route_tree(
         started = time.perf_counter()
         turn = router.decide(request)
         latency = turn.latency_s or (time.perf_counter() - started)
+        if turn.error:
+            route.steps.append(_failed_step(len(route.steps), view, turn.error, latency))
+            route.stop_reason = CALL_FAILED
+            return route
         off_reason = (
             "expansion is switched off for this run"
             if not options.allow_expand
@@ -128,6 +141,26 @@ def route_tree(
         expansions += 1
 
 
+def _failed_step(index: int, view: SubtreeView, error: str, latency_s: float) -> RoutingStep:
+    """What the router was shown when its call failed; it decided nothing."""
+    return RoutingStep(
+        index=index,
+        view=view.text,
+        visible=list(view.visible),
+        collapsed=list(view.collapsed),
+        expanded=list(view.expanded),
+        raw_reply="",
+        behaviours=[],
+        dropped=[],
+        refused=False,
+        usable=False,
+        answered=[],
+        lit_by_expand=[],
+        latency_s=latency_s,
+        error=error,
+    )
+
+
 def _ordered(tree: StructureTree, ids: set[str]) -> list[str]:
     return [i for i, _ in tree.preorder() if i in ids]
 
@@ -147,6 +180,7 @@ def route_documents(
         by_doc.setdefault(passage.doc_id, []).append(passage)
     routes: list[DocumentRoute] = []
     chosen: list[Passage] = []
+    failure = ""
     for doc_id, doc_passages in by_doc.items():
         doc = documents(doc_id)
         if options.use_structure:
@@ -156,10 +190,20 @@ def route_documents(
         else:
             tree = tree_from_passages(doc.id, doc.title, doc_passages)
             matched = tree.content_ids()
-        route = route_tree(question, tree, matched, router, options, doc.name)
+        if failure:
+            lit = _ordered(tree, initial_lighting(tree, matched))
+            route = DocumentRoute(tree.doc_id, doc.name, tree, router.producer, list(matched), lit)
+            route.stop_reason = CALL_FAILED
+        else:
+            route = route_tree(question, tree, matched, router, options, doc.name)
+            if route.stop_reason == CALL_FAILED:
+                failure = route.steps[-1].error
         routes.append(route)
-        chosen.extend(_read_back(doc, tree, route.answered, doc_passages))
-    result = RoutingResult(routes, chosen)
+        if route.stop_reason == CALL_FAILED and not route.answered:
+            chosen.extend(doc_passages)
+        else:
+            chosen.extend(_read_back(doc, tree, route.answered, doc_passages))
+    result = RoutingResult(routes, chosen, failure=failure)
     for route in routes:
         for step in route.steps:
             result.latency_s += step.latency_s

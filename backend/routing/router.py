@@ -15,7 +15,7 @@ from typing import Protocol
 
 import numpy as np
 
-from backend.errors import LLMRequestError
+from backend.errors import StudioError
 from backend.generation.answerer import is_base_model
 from backend.llm.base import Completion, LLMClient
 from backend.retrieval.embedder import Embedder
@@ -49,11 +49,16 @@ class RouterInput:
 
 @dataclass(frozen=True)
 class RouterTurn:
-    """The router's reply text; `completion` carries tokens and latency for an LLM call."""
+    """The router's reply text; `completion` carries tokens and latency for an LLM call.
+
+    `error` is set, and `reply` empty, when the call failed: that is no routing decision, so the
+    loop stops instead of reading it as one.
+    """
 
     reply: str
     completion: Completion | None = None
     latency_s: float = 0.0
+    error: str = ""
 
 
 class Router(Protocol):
@@ -95,7 +100,7 @@ class LLMRouter:
         return view
 
     def decide(self, request: RouterInput) -> RouterTurn:
-        """One model call; a request the model rejects (too long, empty) becomes an unusable reply."""
+        """One model call; a call that fails (server down, request rejected, empty) is a failed turn."""
         try:
             if is_base_model(self.llm):
                 completion = self.llm.complete(
@@ -116,8 +121,8 @@ class LLMRouter:
                     max_tokens=self.reply_tokens,
                     temperature=0.0,
                 )
-        except LLMRequestError as error:
-            return RouterTurn(f"(no reply: {error.what})")
+        except StudioError as error:
+            return RouterTurn("", error=str(error))
         return RouterTurn(completion.text, completion, completion.latency_s)
 
 

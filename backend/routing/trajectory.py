@@ -20,6 +20,7 @@ STOP_REASONS = (
     "no progress",  # nothing usable: no valid behaviour and no refusal
     "expansion limit",  # EXPAND asked for beyond the maximum number of iterations
     "nothing to route",  # no content matched and no heading to open
+    "call failed",  # the router's model call failed; the steps before it are kept
 )
 
 
@@ -40,6 +41,8 @@ class RoutingStep:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     latency_s: float = 0.0
+    error: str = ""
+    """Why the router's call failed (the reply is then empty and nothing was decided)."""
 
 
 @dataclass
@@ -62,7 +65,8 @@ class DocumentRoute:
 
     @property
     def unusable_replies(self) -> int:
-        return sum(not s.usable for s in self.steps)
+        """Replies that came back but said nothing usable (failed calls are not replies)."""
+        return sum(not s.usable and not s.error for s in self.steps)
 
     def to_dict(self) -> dict[str, Any]:
         return {

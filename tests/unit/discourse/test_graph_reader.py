@@ -26,7 +26,7 @@ from backend.discourse.graph_reader import (
 from backend.discourse.label_repair import repair_inter_label
 from backend.discourse.relation_classifier import RelationClassifier
 from backend.discourse.rhetorical_graph import INTER_CHUNK
-from backend.errors import ConfigError
+from backend.errors import ConfigError, ServerUnreachableError
 from tests.fakes.scripted_llm import ScriptedLLM
 from tests.unit.discourse.conftest import fake_embed
 
@@ -226,6 +226,42 @@ def test_llm_graph_falls_back_to_the_classifier_with_the_reason(offline_classifi
     assert build.graph.metadata["requested"] == "ollama:scripted"
     assert "no usable" in build.graph.metadata["fallback_reason"]
     assert len(build.graph.edges) == 6 and len(build.completions) == 1
+
+
+def test_llm_graph_keeps_the_calls_that_answered_when_others_fail(offline_classifier: None) -> None:
+    calls = []
+
+    def reply(prompt: str) -> str:
+        calls.append(prompt)
+        if len(calls) > 1:
+            raise ServerUnreachableError("Ollama at http://127.0.0.1:9 did not answer.", "Start it.")
+        numbers = [int(n) for n in re.findall(r'<chunk number="(\d+)">', prompt)]
+        return "\n".join(
+            f"CHUNK[{i}] -> CHUNK[{j}]: SUPPLEMENTS" for i, j in itertools.permutations(numbers, 2)
+        )
+
+    texts = [" ".join(f"w{i}x{j}" for j in range(150)) for i in range(6)]
+    build = llm_graph(ScriptedLLM(reply, context_window=900), texts)
+    assert len(calls) > 2 and build.graph.producer == "ollama:scripted"
+    labelled = {(e.source, e.target) for e in build.graph.edges if e.label == "SUPPLEMENTS"}
+    missing = {tuple(p) for p in build.graph.metadata["not_predicted"]}
+    assert labelled and missing and not labelled & missing and len(labelled | missing) == 30
+    assert build.graph.metadata["problems"][0].endswith(
+        "failed: [E200] Ollama at http://127.0.0.1:9 did not answer. Start it."
+    )
+    assert any(w.startswith(f"Graph stage: {len(calls) - 1} of {len(calls)} calls") for w in build.warnings)
+
+
+def test_llm_graph_falls_back_with_the_error_when_every_call_fails(offline_classifier: None) -> None:
+    def reply(prompt: str) -> str:
+        raise ServerUnreachableError("Ollama at http://127.0.0.1:9 did not answer.", "Start it.")
+
+    build = llm_graph(ScriptedLLM(reply), TEXTS)
+    assert build.graph.producer == "relation-classifier:gum-v1"
+    assert build.graph.metadata["fallback_reason"].startswith("the call over chunks [1, 2, 3] failed: [E200]")
+    assert build.completions == [] and any(
+        w.startswith("Graph stage: no usable graph") for w in build.warnings
+    )
 
 
 def test_llm_graph_batches_calls_for_a_small_context(offline_classifier: None) -> None:

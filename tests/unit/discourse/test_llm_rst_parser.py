@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from backend.discourse.chunk_parse import TRAINED_PRODUCER, TrainedChunkParser, flat_tree, sentence_units
 from backend.discourse.llm_rst_parser import LLMChunkParser, read_rst_reply, rst_messages
 from backend.discourse.parser import SentenceRSTParser
-from backend.errors import LLMRequestError, MalformedOutputError
+from backend.errors import LLMRequestError, MalformedOutputError, ServerUnreachableError
 from backend.llm.base import Completion
 from tests.fakes.scripted_llm import ScriptedLLM
 
@@ -202,7 +202,23 @@ class FailingLLM(ScriptedLLM):
 def test_a_failed_call_falls_back_without_raising(trained: TrainedChunkParser) -> None:
     parse = LLMChunkParser(FailingLLM(""), trained).parse(CHUNK)
     assert parse.outcome.status == "fallback" and "model call failed" in parse.outcome.fallback_reason
-    assert parse.completions == []
+    assert parse.completions == [] and parse.outcome.call_failed
+
+
+class UnreachableLLM(ScriptedLLM):
+    def chat(self, messages, **_: object) -> Completion:
+        raise ServerUnreachableError("Ollama at http://127.0.0.1:9 did not answer.", "Start it.")
+
+
+def test_an_unreachable_server_or_an_empty_reply_is_a_failed_call(trained: TrainedChunkParser) -> None:
+    down = LLMChunkParser(UnreachableLLM(""), trained).parse(CHUNK)
+    assert down.outcome.call_failed and "[E200] Ollama at http://127.0.0.1:9" in down.outcome.fallback_reason
+    empty = LLMChunkParser(ScriptedLLM(" \n"), trained).parse(CHUNK)
+    assert empty.outcome.call_failed and empty.outcome.fallback_reason == "the model returned an empty reply"
+    junk = LLMChunkParser(ScriptedLLM("What a lovely day."), trained).parse(CHUNK)
+    assert junk.outcome.status == "fallback" and not junk.outcome.call_failed, (
+        "a junk reply is the model's answer"
+    )
 
 
 def test_the_trained_parser_gives_sentence_units_with_chunk_offsets(trained: TrainedChunkParser) -> None:

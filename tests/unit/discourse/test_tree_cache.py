@@ -57,6 +57,34 @@ def test_a_fallback_outcome_is_cached_too(tmp_path: Path) -> None:
     assert cache.get("A. B.", "llm:x").outcome.fallback_reason == "The reply lists no numbered EDUs."
 
 
+class FlakyParser:
+    """Fails its first call as a parser whose server is down does (a call-failed fallback)."""
+
+    key = "test:flaky"
+
+    def __init__(self, parser: SentenceRSTParser) -> None:
+        self.inner = TrainedChunkParser(parser)
+        self.calls = 0
+
+    def parse(self, text: str) -> ChunkParse:
+        self.calls += 1
+        parse = self.inner.parse(text)
+        if self.calls == 1:
+            reason = "the model call failed: [E200] down"
+            parse.outcome = ParseOutcome("fallback", self.key, parse.tree.producer, (), reason, True)
+        return parse
+
+
+def test_a_fallback_forced_by_a_failed_call_is_not_cached(tmp_path: Path, parser: SentenceRSTParser) -> None:
+    cache = TreeCache(tmp_path)
+    flaky = FlakyParser(parser)
+    first, hit = cache.parse(TEXT, flaky)
+    assert not hit and first.outcome.call_failed and cache.get(TEXT, flaky.key) is None
+    second, hit = cache.parse(TEXT, flaky)
+    assert not hit and flaky.calls == 2 and second.outcome.status == "parsed"
+    assert cache.get(TEXT, flaky.key).outcome.status == "parsed"
+
+
 def test_a_corrupt_entry_is_a_miss_and_is_rebuilt(tmp_path: Path, parser: SentenceRSTParser) -> None:
     cache = TreeCache(tmp_path)
     counting = CountingParser(parser)

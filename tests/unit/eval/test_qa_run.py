@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from backend.eval.qa_run import evidence_fields
+from backend.eval.qa_run import evaluate_question, evidence_fields
+from backend.eval.qasper import QasperQuestion
+from backend.generation.answer import Answer
 
 
 def test_passages_are_joined_and_the_best_f1_annotator_is_kept_with_its_recall() -> None:
@@ -19,3 +21,26 @@ def test_articles_count_as_tokens_as_in_the_retrieval_benchmark() -> None:
 
 def test_questions_without_gold_evidence_have_no_evidence_scores() -> None:
     assert evidence_fields(["anything"], []) == (None, None)
+
+
+class _FailingStudio:
+    """Stands in for the studio: its method ran but the answer call failed (as the pipelines report it)."""
+
+    def ask(self, method: str, question: str, doc_ids: list[str]) -> Answer:
+        return Answer(
+            method,
+            question,
+            "",
+            [],
+            [],
+            "fake",
+            warnings=["Generate stage: [E200] server down"],
+            failed_stage="generate",
+        )
+
+
+def test_a_failed_answer_is_recorded_as_an_error_not_as_an_empty_answer() -> None:
+    question = QasperQuestion("q1", "What is measured?", (("Accuracy is measured.",),), ("accuracy",))
+    record = evaluate_question(_FailingStudio(), "disco_rag", "p1", question, "doc")
+    assert record.error == "The generate stage failed: Generate stage: [E200] server down"
+    assert record.answer_f1 == 0.0 and record.evidence_recall is None

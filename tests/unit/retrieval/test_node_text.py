@@ -53,10 +53,14 @@ def test_summaries_are_cached_by_content_and_model(tmp_path: Path) -> None:
 
 
 def test_unusable_replies_fall_back_to_merge_and_say_why(tmp_path: Path) -> None:
-    summ, _ = summariser(tmp_path, "  ")
+    summ, _ = summariser(tmp_path, "Okay.")
     tree, report = enhance(leaves_tree(TEXTS, JOINS), tau=0, summariser=summ)
     assert report.rejected == 3 and all(n.text is None for n in tree.nodes[4:])
-    assert tree.nodes[4].producer == "merge (summary by ollama:scripted rejected: empty reply)"
+    assert tree.nodes[4].producer == "merge (summary by ollama:scripted rejected: reply too short (1 words))"
+    assert tree.warnings == [
+        "Build trees stage: 3 node summaries by ollama:scripted were unusable (reply too short (1 words)); "
+        "those nodes were merged."
+    ]
 
 
 def test_a_dead_server_stops_being_asked_and_the_tree_is_merged(tmp_path: Path) -> None:
