@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import random
 import statistics
 import tempfile
 import time
@@ -32,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from backend.config import Settings, load_settings
+from backend.eval.bootstrap import paired_bootstrap
 from backend.eval.qasper import QasperPaper, load_qasper
 from backend.eval.retrieval_run import (
     BUILD_ORDER,
@@ -54,13 +54,6 @@ DEFAULT_QASPER = (
     Path(__file__).resolve().parents[1].parent / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
 )
 PAPER_ANCHOR = "paper (QASPER test, SBERT, 200 words): DISRetrieval - flatten-chunk = +2.00 F1 / +4.70 recall"
-
-
-def paired_bootstrap(deltas: list[float], rounds: int = 2000, seed: int = 0) -> tuple[float, float]:
-    """95% interval of the mean of per-question differences, resampling questions."""
-    rng = random.Random(seed)
-    means = sorted(statistics.fmean(rng.choices(deltas, k=len(deltas))) for _ in range(rounds))
-    return means[int(0.025 * rounds)], means[int(0.975 * rounds) - 1]
 
 
 def run(

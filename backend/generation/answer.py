@@ -60,11 +60,11 @@ class Answer:
 
     @property
     def failure(self) -> str:
-        """Why the answer is an error rather than an empty answer ("" when it is complete)."""
+        """Why the answer is an error rather than an empty answer ("" when it is complete); the
+        failing stage adds its warning last."""
         if not self.failed_stage:
             return ""
-        detail = self.warnings[-1] if self.warnings else "no detail recorded"
-        return f"The {self.failed_stage} stage failed: {detail}"
+        return self.warnings[-1] if self.warnings else f"The {self.failed_stage} stage failed."
 
     @property
     def total_tokens(self) -> int:

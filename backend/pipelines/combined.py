@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -40,6 +41,48 @@ def closest_passages(
     return [p for i, p in enumerate(passages) if i in keep], len(passages) - limit
 
 
+@dataclass
+class CombinedEvidence:
+    """What the first two stages hand to Disco-RAG's: passages, and their costs, warnings, records."""
+
+    passages: list[Passage]
+    costs: list[StageCost]
+    warnings: list[str]
+    structures: dict[str, object]
+
+
+def combined_evidence(question: str, ctx: RunContext) -> CombinedEvidence:
+    """Discourse-tree evidence, routed within its documents and capped at k passages."""
+    docs, warnings = usable_documents(ctx)
+    if not docs:
+        warnings.append("No documents to search: the selection is empty or not indexed.")
+        return CombinedEvidence([], [], warnings, {})
+    summariser, reason = summariser_for("disretrieval", ctx)
+    index = TreeIndex(ctx.settings, ctx.embedder, ctx.store)
+    found = tree_retrieve(question, docs, "disretrieval", index, summariser, reason)
+    costs = [tree_build_cost(found), StageCost("retrieve", latency_s=found.select_s)]
+    for item in found.forest:
+        warnings.extend(f"{item.tree.doc_id}: {w}" for w in item.tree.warnings)
+    structures: dict[str, object] = {"discourse_selection": found.record.to_dict()}
+    if not found.passages:
+        warnings.append("The discourse trees selected no evidence: the documents have no text.")
+        return CombinedEvidence([], costs, warnings, structures)
+    options = RouteOptions(max_expansions=ctx.settings.rdr2_max_expansions)
+    routed = route_passages(question, found.passages, ctx, options)
+    costs.append(routed.cost)
+    warnings.extend(routed.warnings)
+    structures["trajectory"] = routed.record.to_dict()
+    started = time.perf_counter()
+    passages, dropped = closest_passages(question, routed.passages, ctx.embedder, ctx.settings.top_k)
+    costs.append(StageCost("cap passages", latency_s=time.perf_counter() - started))
+    if dropped:
+        warnings.append(
+            f"Routing chose {len(routed.passages)} passages; the {len(passages)} closest to the "
+            f"question (k={ctx.settings.top_k}) get trees, graph and plan, {dropped} were left out."
+        )
+    return CombinedEvidence(passages, costs, warnings, structures)
+
+
 @register
 class Combined:
     name = "combined"
@@ -50,33 +93,17 @@ class Combined:
     )
 
     def run(self, question: str, ctx: RunContext) -> Answer:
-        docs, warnings = usable_documents(ctx)
-        if not docs:
-            warnings.append("No documents to search: the selection is empty or not indexed.")
-            return Answer(self.name, question, "", [], [], ctx.llm.label, [], warnings)
-        summariser, reason = summariser_for("disretrieval", ctx)
-        index = TreeIndex(ctx.settings, ctx.embedder, ctx.store)
-        found = tree_retrieve(question, docs, "disretrieval", index, summariser, reason)
-        costs = [tree_build_cost(found), StageCost("retrieve", latency_s=found.select_s)]
-        for item in found.forest:
-            warnings.extend(f"{item.tree.doc_id}: {w}" for w in item.tree.warnings)
-        structures: dict[str, object] = {"discourse_selection": found.record.to_dict()}
+        found = combined_evidence(question, ctx)
         if not found.passages:
-            warnings.append("The discourse trees selected no evidence: the documents have no text.")
-            return Answer(self.name, question, "", [], [], ctx.llm.label, costs, warnings, structures)
-        options = RouteOptions(max_expansions=ctx.settings.rdr2_max_expansions)
-        routed = route_passages(question, found.passages, ctx, options)
-        costs.append(routed.cost)
-        warnings.extend(routed.warnings)
-        structures["trajectory"] = routed.record.to_dict()
-        started = time.perf_counter()
-        passages, dropped = closest_passages(question, routed.passages, ctx.embedder, ctx.settings.top_k)
-        costs.append(StageCost("cap passages", latency_s=time.perf_counter() - started))
-        if dropped:
-            warnings.append(
-                f"Routing chose {len(routed.passages)} passages; the {len(passages)} closest to the "
-                f"question (k={ctx.settings.top_k}) get trees, graph and plan, {dropped} were left out."
+            return Answer(
+                self.name, question, "", [], [], ctx.llm.label, found.costs, found.warnings, found.structures
             )
         return answer_with_discourse(
-            self.name, question, passages, ctx, costs=costs, warnings=warnings, structures=structures
+            self.name,
+            question,
+            found.passages,
+            ctx,
+            costs=found.costs,
+            warnings=found.warnings,
+            structures=found.structures,
         )

@@ -34,7 +34,7 @@ class _FailingStudio:
             [],
             [],
             "fake",
-            warnings=["Generate stage: [E200] server down"],
+            warnings=["The generate stage failed: [E200] server down"],
             failed_stage="generate",
         )
 
@@ -42,5 +42,5 @@ class _FailingStudio:
 def test_a_failed_answer_is_recorded_as_an_error_not_as_an_empty_answer() -> None:
     question = QasperQuestion("q1", "What is measured?", (("Accuracy is measured.",),), ("accuracy",))
     record = evaluate_question(_FailingStudio(), "disco_rag", "p1", question, "doc")
-    assert record.error == "The generate stage failed: Generate stage: [E200] server down"
+    assert record.error == "The generate stage failed: [E200] server down"
     assert record.answer_f1 == 0.0 and record.evidence_recall is None
