@@ -8,6 +8,7 @@ import streamlit as st
 from backend.pipelines import Answer
 from backend.reports.answer_export import answer_to_html, answer_to_json
 from components.answer_structures import render_structures
+from components.report_drawings import REPORT_DRAWINGS
 from components.safe_text import escape_markdown
 
 
@@ -48,7 +49,11 @@ def render_export(answer: Answer, key: str) -> None:
         "Download JSON", answer_to_json(answer), f"{stem}.json", "application/json", key=f"{key}_json"
     )
     right.download_button(
-        "Download HTML report", answer_to_html(answer), f"{stem}.html", "text/html", key=f"{key}_html"
+        "Download HTML report",
+        answer_to_html(answer, REPORT_DRAWINGS),
+        f"{stem}.html",
+        "text/html",
+        key=f"{key}_html",
     )
 
 

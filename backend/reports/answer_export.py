@@ -1,8 +1,9 @@
 """An answer with everything that built it, as JSON and as one self-contained HTML file.
 
-The HTML has inline CSS only (no scripts, no external links), escapes every piece of document
-and model text, and shows each structure (trees, graph, plan, trajectory, selected nodes) as
-readable JSON under its own heading, so a report opens anywhere, offline, and cannot run code.
+The HTML has inline CSS only (no scripts, no external links) and escapes every piece of document
+and model text, so a report opens anywhere, offline, and cannot run code. Each structure (trees,
+graph, plan, trajectory, selected nodes) is drawn by the caller's drawing for its key (the UI
+layer supplies them, since the backend never imports it) and kept as JSON under the drawing.
 """
 
 from __future__ import annotations
@@ -10,12 +11,17 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import logging
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
 from backend.generation.answer import Answer
 
 EXPORT_SCHEMA = 1
+log = logging.getLogger(__name__)
+
+StructureDrawing = Callable[[Any], str]
 
 
 def _plain(value: Any) -> Any:
@@ -55,10 +61,25 @@ h1{font-size:1.4rem} h2{font-size:1.1rem;margin-top:2rem;border-bottom:1px solid
 .meta{color:#57606a;font-size:.9rem} .warn{color:#9a6700}
 table{border-collapse:collapse} td,th{border:1px solid #d0d7de;padding:.25rem .5rem;text-align:left}
 pre{white-space:pre-wrap;background:#f6f8fa;padding:.75rem;border-radius:6px;font-size:.8rem}
+h3{font-size:1rem;margin-top:1.2rem}
 """
 
 
-def answer_to_html(answer: Answer) -> str:
+def _structure_html(key: str, value: Any, draw: StructureDrawing | None) -> str:
+    """The drawing, then the JSON; a drawing that fails leaves the JSON and says so."""
+    body = html.escape(json.dumps(_plain(value), ensure_ascii=False, indent=1))
+    if draw is None:
+        return f"<pre>{body}</pre>"
+    try:
+        drawing = draw(value)
+    except Exception:
+        log.exception("Could not draw structure %r for the HTML report", key)
+        drawing = '<p class="warn">This structure could not be drawn; its JSON follows.</p>'
+    return f"{drawing}<details><summary>JSON</summary><pre>{body}</pre></details>"
+
+
+def answer_to_html(answer: Answer, drawings: Mapping[str, StructureDrawing] | None = None) -> str:
+    """`drawings[key]` turns `answer.structures[key]` into safe HTML; keys without one show JSON."""
     e = html.escape
     parts = [
         f"<h1>{e(answer.question)}</h1>",
@@ -86,8 +107,8 @@ def answer_to_html(answer: Answer) -> str:
         ]
         parts.append("</table>")
     for key, value in answer.structures.items():
-        body = json.dumps(_plain(value), ensure_ascii=False, indent=1)
-        parts.append(f"<h2>{e(key.replace('_', ' ').capitalize())}</h2><pre>{e(body)}</pre>")
+        parts.append(f"<h2>{e(key.replace('_', ' ').capitalize())}</h2>")
+        parts.append(_structure_html(key, value, (drawings or {}).get(key)))
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         f"<title>{e(answer.question[:80])}</title><style>{_CSS}</style></head><body>"

@@ -22,6 +22,7 @@ from backend.errors import LLMRequestError
 from backend.generation.answer import Answer
 from backend.reports.answer_export import answer_to_html, answer_to_json
 from backend.studio import Studio
+from components.report_drawings import REPORT_DRAWINGS
 from tests.conftest import SAMPLES
 from tests.fakes.fake_openai import MODEL, FakeOpenAI
 
@@ -69,7 +70,7 @@ def everything_shown(answer: Answer) -> list[str]:
         *answer.warnings,
         json.dumps(answer.structures),
         answer_to_json(answer),
-        answer_to_html(answer),
+        answer_to_html(answer, REPORT_DRAWINGS),
     ]
 
 
