@@ -1,22 +1,25 @@
 """An Ollama server through the `ollama` package, with its failures turned into errors that name the fix.
 
 The request asks for `num_ctx` explicitly: Ollama's own default context is small and it cuts
-longer prompts silently, which would make `context_window` a lie.
+longer prompts silently, which would make `context_window` a lie. A 200 whose body is not a
+usable reply (not JSON, off-schema, no message or content) is a `MalformedReplyError`.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import httpx
 import ollama
+import pydantic
 
 from backend.config import Settings
 from backend.errors import LLMRequestError, ModelNotFoundError, ServerUnreachableError, StudioError
 from backend.llm.base import ChatMessage, Completion, ServiceStatus
-from backend.llm.retry import ServerBusyError, call_with_retries
+from backend.llm.retry import MalformedReplyError, ServerBusyError, call_with_retries
 
 _FALLBACK = "or pick the embedded model in Settings."
 
@@ -24,6 +27,12 @@ _FALLBACK = "or pick the embedded model in Settings."
 def estimate_tokens(text: str) -> int:
     """About four characters per token for English text with common BPE vocabularies."""
     return math.ceil(len(text) / 4)
+
+
+def excerpt(text: str, limit: int = 80) -> str:
+    """The start of a server's body, quoted, so a message shows what came back without flooding."""
+    flat = " ".join(text.split())
+    return repr(flat if len(flat) <= limit else f"{flat[:limit]}...")
 
 
 def model_matches(wanted: str, installed: str) -> bool:
@@ -78,7 +87,7 @@ class OllamaLLM:
                 messages=payload,
                 options=self._options(max_tokens, temperature, stop),
             )
-            return self._completion(reply, reply.message.content or "")
+            return self._completion(reply, self._text(reply.message, "content"))
 
         return self._with_retries(attempt)
 
@@ -100,7 +109,7 @@ class OllamaLLM:
                 raw=True,
                 options=self._options(max_tokens, temperature, stop),
             )
-            return self._completion(reply, reply.response or "")
+            return self._completion(reply, self._text(reply, "response"))
 
         return self._with_retries(attempt)
 
@@ -144,9 +153,24 @@ class OllamaLLM:
         )
 
     def _with_retries(self, attempt: Callable[[], Completion]) -> Completion:
-        return call_with_retries(
-            attempt, max_retries=self._settings.llm_max_retries, where=f"Ollama at {self.host} ({self.model})"
+        return call_with_retries(attempt, max_retries=self._settings.llm_max_retries, where=self._where)
+
+    @property
+    def _where(self) -> str:
+        return f"Ollama at {self.host} ({self.model or 'no model chosen'})"
+
+    def _malformed(self, sent: str) -> MalformedReplyError:
+        return MalformedReplyError(
+            f"{self._where} answered 200 but sent back {sent}, not a usable reply.",
+            "Check the server's log, that OLLAMA_HOST points at Ollama itself (not a proxy or another "
+            f"service) and that Ollama is up to date, {_FALLBACK}",
         )
+
+    def _text(self, holder: pydantic.BaseModel, key: str) -> str:
+        """The text at `key`: null is an empty reply (retried as such), a missing key a malformed one."""
+        if key not in holder.model_fields_set:
+            raise self._malformed(f"{'a message' if key == 'content' else 'a reply'} without `{key}`")
+        return getattr(holder, key) or ""
 
     def _require_model(self) -> str:
         if not self.model:
@@ -167,8 +191,8 @@ class OllamaLLM:
         """The installed models for an error message; a raw call, so a 404 here cannot recurse."""
         try:
             return sorted(m.model for m in self._client.list().models if m.model)
-        except (ConnectionError, httpx.HTTPError, ollama.ResponseError):
-            return []
+        except (ConnectionError, httpx.HTTPError, ollama.ResponseError, ValueError, TypeError):
+            return []  # ValueError, TypeError: an unreadable body (see _call)
 
     def _call(self, fn: Callable[..., Any], **kwargs: Any) -> Any:
         """Call the SDK, mapping its exceptions to the app's error catalogue."""
@@ -191,6 +215,14 @@ class OllamaLLM:
             ) from None
         except ollama.ResponseError as exc:
             raise self._response_error(exc) from None
+        except json.JSONDecodeError as exc:
+            raise self._malformed(f"a body that is not JSON ({exc.msg}): {excerpt(exc.doc)}") from None
+        except pydantic.ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(part) for part in first["loc"]) or "the body"
+            raise self._malformed(f"JSON off Ollama's schema ({where}: {first['msg']})") from None
+        except TypeError:  # the SDK unpacks the body as `cls(**body)`: a list, string or null
+            raise self._malformed("JSON that is not an object") from None
 
     def _response_error(self, exc: ollama.ResponseError) -> StudioError:
         if exc.status_code == 404 and str(exc.error).startswith("model"):  # 'model "x" not found, ...'

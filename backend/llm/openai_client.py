@@ -2,11 +2,14 @@
 
 The SDK's own retries are off (`max_retries=0`) so `Settings.llm_max_retries` is the only
 bound. The API key goes to the SDK and nowhere else: no message built here contains it, and
-server messages are scrubbed of it in case a server echoes it back.
+server messages are scrubbed of it in case a server echoes it back. The SDK builds replies
+without validating them, so the fields read here are checked: a 200 whose body is not a usable
+reply (not JSON, no choices, no message or content) is a `MalformedReplyError`.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -22,8 +25,8 @@ from backend.errors import (
     StudioError,
 )
 from backend.llm.base import ChatMessage, Completion, ServiceStatus
-from backend.llm.ollama_client import estimate_tokens
-from backend.llm.retry import ServerBusyError, call_with_retries
+from backend.llm.ollama_client import estimate_tokens, excerpt
+from backend.llm.retry import MalformedReplyError, ServerBusyError, call_with_retries
 
 _FALLBACK = "or pick the embedded model in Settings."
 
@@ -60,7 +63,10 @@ class OpenAICompatibleLLM:
             ServerUnreachableError: the server did not answer.
         """
         page = self._call(self._client.models.list)
-        return sorted(m.id for m in page.data)
+        data = getattr(page, "data", None)
+        if not isinstance(data, list):
+            raise self._malformed("a model list without a `data` list")
+        return sorted(m.id for m in data if isinstance(getattr(m, "id", None), str))
 
     def model(self) -> str:
         """The configured model, or the server's only model when none is configured.
@@ -97,8 +103,7 @@ class OpenAICompatibleLLM:
                 messages=payload,
                 **self._sampling(max_tokens, temperature, stop),
             )
-            choice = reply.choices[0]
-            return self._completion(reply, choice.message.content or "", choice.finish_reason)
+            return self._completion(reply, *self._first_choice(reply, chat=True))
 
         return self._with_retries(attempt)
 
@@ -117,8 +122,7 @@ class OpenAICompatibleLLM:
                 prompt=prompt,
                 **self._sampling(max_tokens, temperature, stop),
             )
-            choice = reply.choices[0]
-            return self._completion(reply, choice.text or "", choice.finish_reason)
+            return self._completion(reply, *self._first_choice(reply, chat=False))
 
         return self._with_retries(attempt)
 
@@ -148,14 +152,48 @@ class OpenAICompatibleLLM:
 
     def _completion(self, reply: Any, text: str, finish_reason: str | None) -> Completion:
         """Token counts are the server's `usage`, or 0 where a server reports none."""
-        usage = reply.usage
+        usage = getattr(reply, "usage", None)
+        model = getattr(reply, "model", None)
         return Completion(
             text=text,
-            model=reply.model or self._model,
-            prompt_tokens=usage.prompt_tokens if usage else 0,
-            completion_tokens=usage.completion_tokens if usage else 0,
+            model=model if isinstance(model, str) and model else self._model,
+            prompt_tokens=_count(usage, "prompt_tokens"),
+            completion_tokens=_count(usage, "completion_tokens"),
             latency_s=0.0,  # call_with_retries measures the whole call
             finish_reason=finish_reason or "",
+        )
+
+    def _first_choice(self, reply: Any, *, chat: bool) -> tuple[str, str | None]:
+        """The first choice's text and finish reason; null text is an empty reply, a missing one malformed."""
+        if isinstance(reply, str):  # the SDK hands back the body as text when it is not labelled JSON
+            raise self._malformed(f"text instead of a JSON completion: {excerpt(reply)}")
+        if not isinstance(reply, openai.BaseModel):  # a JSON list, string, number or null
+            raise self._malformed("JSON that is not an object")
+        choices = getattr(reply, "choices", None)
+        if not isinstance(choices, list):
+            raise self._malformed("no `choices` list")
+        if not choices:
+            raise self._malformed("an empty `choices` list")
+        choice = choices[0]
+        holder, key = (getattr(choice, "message", None), "content") if chat else (choice, "text")
+        if not isinstance(holder, openai.BaseModel):
+            raise self._malformed("a choice without a `message`" if chat else "a choice that is no object")
+        if key not in holder.model_fields_set:
+            raise self._malformed(f"a {'message' if chat else 'choice'} without `{key}`")
+        text = getattr(holder, key)
+        if text is not None and not isinstance(text, str):
+            raise self._malformed(f"a `{key}` that is not text ({type(text).__name__})")
+        finish = getattr(choice, "finish_reason", None)
+        return text or "", finish if isinstance(finish, str) else None
+
+    def _malformed(self, sent: str) -> MalformedReplyError:
+        return MalformedReplyError(
+            self._scrub(
+                f"The server at {self.base_url} ({self._model or 'default model'}) answered 200 "
+                f"but sent back {sent}, not a usable reply."
+            ),
+            "Check the server's log and that the base URL is its OpenAI-compatible /v1 endpoint "
+            f"(not a proxy or web page), {_FALLBACK}",
         )
 
     def _with_retries(self, attempt: Callable[[], Completion]) -> Completion:
@@ -176,7 +214,7 @@ class OpenAICompatibleLLM:
         """The served models for an error message; a raw call, so a 404 here cannot recurse."""
         try:
             return sorted(m.id for m in self._client.models.list().data)
-        except openai.OpenAIError:
+        except (openai.OpenAIError, ValueError, TypeError, AttributeError):  # or a body that is no list
             return []
 
     def _scrub(self, text: str) -> str:
@@ -207,3 +245,13 @@ class OpenAICompatibleLLM:
             if exc.status_code in (401, 403):
                 raise LLMRequestError(what, "Check the API key in Settings (OPENAI_API_KEY).") from None
             raise LLMRequestError(what, "Check the model name and the request settings.") from None
+        except openai.APIResponseValidationError:  # the SDK's own schema check (rare: strict mode is off)
+            raise self._malformed("JSON off the API's schema") from None
+        except json.JSONDecodeError as exc:
+            raise self._malformed(f"a body that is not JSON ({exc.msg}): {excerpt(exc.doc)}") from None
+
+
+def _count(usage: Any, name: str) -> int:
+    """A token count from `usage`, or 0 where a server reports none or something that is no count."""
+    value = getattr(usage, name, None)
+    return value if isinstance(value, int) else 0

@@ -2,8 +2,8 @@
 
 The remote SDKs' own hidden retries are switched off by the clients, so the bound set in
 `Settings.llm_max_retries` is the only one. Only failures that may pass are retried: an
-unreachable or slow server, a 5xx or 429 answer, and an empty reply. A 4xx answer or a missing
-model fails at once, since asking again cannot help.
+unreachable or slow server, a 5xx or 429 answer, a 200 whose body is not a usable reply, and an
+empty reply. A 4xx answer or a missing model fails at once, since asking again cannot help.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import dataclasses
 import time
 from collections.abc import Callable
 
-from backend.errors import LLMRequestError, ServerUnreachableError, StudioError
+from backend.errors import LLMRequestError, MalformedOutputError, ServerUnreachableError, StudioError
 from backend.llm.base import Completion
 
 BASE_DELAY_S = 0.5
@@ -27,7 +27,15 @@ class ServerBusyError(LLMRequestError):
         super().__init__(what, fix)
 
 
-TRANSIENT_ERRORS: tuple[type[StudioError], ...] = (ServerUnreachableError, ServerBusyError)
+class MalformedReplyError(MalformedOutputError):
+    """The server answered 200 with a body that is no usable reply; retried, as a garbled body may pass."""
+
+
+TRANSIENT_ERRORS: tuple[type[StudioError], ...] = (
+    ServerUnreachableError,
+    ServerBusyError,
+    MalformedReplyError,
+)
 
 
 def backoff_delay(retry: int) -> float:
@@ -54,8 +62,8 @@ def call_with_retries(
         sleep: injectable for tests.
 
     Raises:
-        ServerUnreachableError, ServerBusyError: still failing after the last retry; the
-            message says how many retries were made.
+        ServerUnreachableError, ServerBusyError, MalformedReplyError: still failing after the
+            last retry; the message says how many retries were made.
         LLMRequestError: only empty replies after the last retry.
         StudioError: any non-transient failure, at once.
     """

@@ -7,7 +7,9 @@ for non-streaming requests, and the real 404 body for an unknown model. Replies 
 deterministic echoes, and token counts are whitespace word counts, not a real tokenizer.
 
 Switches for failure tests: `delay_s` (answer slowly), `fail_next` (answer that many requests
-with 500). `requests` records every (path, body) received.
+with 500), `malformed` (one of MALFORMED_KINDS: /api/chat and /api/generate answer 200 with JSON
+headers and a broken body; `malformed_next` limits it to that many requests, None means all).
+`requests` records every (path, body) received.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 DEFAULT_MODELS = ("llama3.2:latest", "qwen2.5:0.5b")
+MALFORMED_KINDS = ("invalid_json", "not_an_object", "no_message", "no_content")
 
 
 def _now() -> str:
@@ -42,6 +45,8 @@ class FakeOllama:
         self.models = list(models)
         self.delay_s = 0.0
         self.fail_next = 0
+        self.malformed = ""
+        self.malformed_next: int | None = None
         self.requests: list[tuple[str, dict[str, Any]]] = []
         self._lock = threading.Lock()
         self._server = _QuietServer(("127.0.0.1", 0), _handler_for(self))
@@ -77,6 +82,17 @@ class FakeOllama:
                 self.fail_next -= 1
                 return True
             return False
+
+    def take_malformed(self) -> str:
+        """The malformed kind the next generation request gets, or "" for a proper reply."""
+        if self.malformed and self.malformed not in MALFORMED_KINDS:
+            raise ValueError(f"unknown malformed kind {self.malformed!r}; known: {MALFORMED_KINDS}")
+        with self._lock:
+            if not self.malformed or self.malformed_next == 0:
+                return ""
+            if self.malformed_next is not None:
+                self.malformed_next -= 1
+            return self.malformed
 
 
 def _tags(fake: FakeOllama) -> dict[str, Any]:
@@ -145,13 +161,31 @@ def _generation(fake: FakeOllama, path: str, body: dict[str, Any]) -> tuple[int,
     return 200, result
 
 
+def _malformed(path: str, result: dict[str, Any], kind: str) -> bytes:
+    """Break a proper reply: no "message" (chat) or "response" (generate), or no content in it."""
+    if kind == "invalid_json":  # cut mid-object
+        return json.dumps(result).encode()[:40]
+    if kind == "not_an_object":
+        return b'"not a reply"'
+    broken = dict(result)
+    if path == "/api/generate":
+        broken.pop("response")
+    elif kind == "no_message":
+        broken.pop("message")
+    else:
+        broken["message"] = {"role": "assistant"}
+    return json.dumps(broken).encode()
+
+
 def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
             pass
 
         def _send(self, status: int, payload: dict[str, Any]) -> None:
-            data = json.dumps(payload).encode()
+            self._send_bytes(status, json.dumps(payload).encode())
+
+        def _send_bytes(self, status: int, data: bytes) -> None:
             self.send_response(status)
             self.send_header("Content-Type", "application/json; charset=utf-8")
             self.send_header("Content-Length", str(len(data)))
@@ -170,7 +204,12 @@ def _handler_for(fake: FakeOllama) -> type[BaseHTTPRequestHandler]:
                 if body.get("stream", True):
                     self._send(400, {"error": "the fake serves non-streaming requests only"})
                 else:
-                    self._send(*_generation(fake, self.path, body))
+                    status, result = _generation(fake, self.path, body)
+                    kind = fake.take_malformed() if status == 200 else ""
+                    if kind:
+                        self._send_bytes(status, _malformed(self.path, result, kind))
+                    else:
+                        self._send(status, result)
             else:  # the real server answers unknown routes in plain text
                 self.send_response(404)
                 self.send_header("Content-Type", "text/plain")
