@@ -4,12 +4,18 @@ The content hash is the document id, so identical bytes are recognised before an
 library entry is written last, so a crash at any earlier step leaves nothing visible. The
 pending journal keeps the upload and, once computed, the vectors, so `resume` finishes a
 killed ingestion without embedding again (the store replaces partial rows for that id).
+A process-wide lock per document id makes two sessions uploading the same bytes take turns:
+the second finds the first one's entry and does no work.
 """
 
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
+import weakref
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -41,6 +47,21 @@ def content_id(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()[:20]
 
 
+_DOC_LOCKS: weakref.WeakValueDictionary[str, threading.Lock] = weakref.WeakValueDictionary()
+_DOC_LOCKS_GUARD = threading.Lock()
+
+
+@contextmanager
+def document_lock(doc_id: str) -> Iterator[None]:
+    """Serialise work on one document across sessions; weak values drop locks nobody holds."""
+    with _DOC_LOCKS_GUARD:
+        lock = _DOC_LOCKS.get(doc_id)
+        if lock is None:
+            lock = _DOC_LOCKS[doc_id] = threading.Lock()
+    with lock:
+        yield
+
+
 class Indexer:
     def __init__(self, settings: Settings, embedder: Embedder, store: VectorStore, library: Library) -> None:
         self._settings = settings
@@ -54,26 +75,28 @@ class Indexer:
         limit = int(self._settings.max_upload_mb * 1024 * 1024)
         doc_id = content_id(data)
         fingerprint = self._settings.index_fingerprint()
-        if doc_id in self._library:
-            existing = self._library.get(doc_id)
-            if existing.index_fingerprint == fingerprint:
-                return IndexReport(doc_id, existing.name, "unchanged", document=existing)
-        seconds: dict[str, float] = {}
-        started = time.perf_counter()
-        progress("read", 0, 1)
-        loaded = load_file(data, name, max_bytes=limit)
-        seconds["read"] = time.perf_counter() - started
-        return self._index_loaded(loaded, data, doc_id, name, seconds, progress)
+        with document_lock(doc_id):
+            if doc_id in self._library:
+                existing = self._library.get(doc_id)
+                if existing.index_fingerprint == fingerprint:
+                    return IndexReport(doc_id, existing.name, "unchanged", document=existing)
+            seconds: dict[str, float] = {}
+            started = time.perf_counter()
+            progress("read", 0, 1)
+            loaded = load_file(data, name, max_bytes=limit)
+            seconds["read"] = time.perf_counter() - started
+            return self._index_loaded(loaded, data, doc_id, name, seconds, progress)
 
     def reindex(self, doc_id: str, progress: ProgressFn = no_progress) -> IndexReport:
         """Rebuild a document from its stored upload under the current settings."""
-        doc = self._library.get(doc_id)
-        data = self._library.upload(doc_id)
-        started = time.perf_counter()
-        loaded = load_file(data, doc.name, max_bytes=max(len(data), 1))
-        return self._index_loaded(
-            loaded, data, doc_id, doc.name, {"read": time.perf_counter() - started}, progress
-        )
+        with document_lock(doc_id):
+            doc = self._library.get(doc_id)
+            data = self._library.upload(doc_id)
+            started = time.perf_counter()
+            loaded = load_file(data, doc.name, max_bytes=max(len(data), 1))
+            return self._index_loaded(
+                loaded, data, doc_id, doc.name, {"read": time.perf_counter() - started}, progress
+            )
 
     def _index_loaded(
         self, loaded, data: bytes, doc_id: str, name: str, seconds: dict[str, float], progress: ProgressFn
@@ -113,12 +136,13 @@ class Indexer:
         seconds["embed"] = time.perf_counter() - started
 
         started = time.perf_counter()
-        progress("store", 0, 1)
+        progress("store", 0, 2)
         self._store.add_document(doc, chunk_vectors, sentence_vectors)
+        progress("store", 1, 2)  # vectors written, entry not yet: the durability test kills here
         self._library.add(doc)
         self._journal.finish(doc_id)
         seconds["store"] = time.perf_counter() - started
-        progress("store", 1, 1)
+        progress("store", 2, 2)
         return IndexReport(doc_id, name, "added", seconds=seconds, document=doc)
 
     def pending(self) -> list[PendingIngestion]:
@@ -134,19 +158,28 @@ class Indexer:
 
     def discard(self, doc_id: str) -> None:
         """Forget an interrupted ingestion and its saved upload."""
-        self._journal.finish(doc_id)
-        self._library.remove(doc_id)
-        self._store.delete_document(doc_id)
+        with document_lock(doc_id):
+            self._journal.finish(doc_id)
+            self._library.remove(doc_id)
+            self._store.delete_document(doc_id)
 
     def delete(self, doc_id: str) -> None:
         """Remove a document and everything derived from it."""
-        self._library.remove(doc_id)
-        self._store.delete_document(doc_id)
-        TreeFiles(self._settings.data_dir).remove_document(doc_id)
+        with document_lock(doc_id):
+            self._library.remove(doc_id)
+            self._store.delete_document(doc_id)
+            TreeFiles(self._settings.data_dir).remove_document(doc_id)
 
     def prune_orphans(self) -> int:
-        """Drop store rows whose document never committed (an ingestion killed midway)."""
-        orphans = self._store.document_ids() - set(self._library.ids())
-        for doc_id in orphans:
-            self._store.delete_document(doc_id)
-        return len(orphans)
+        """Drop store rows whose document never committed (an ingestion killed midway).
+
+        Each id is checked again under its lock: one another session is ingesting right now has
+        rows but no entry yet, and commits before the lock is free.
+        """
+        pruned = 0
+        for doc_id in self._store.document_ids() - set(self._library.ids()):
+            with document_lock(doc_id):
+                if doc_id not in self._library:
+                    self._store.delete_document(doc_id)
+                    pruned += 1
+        return pruned

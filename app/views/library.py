@@ -2,20 +2,32 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pandas as pd
 import streamlit as st
 
+from app.preparse_panel import preparse_panel
 from app.state import studio_or_stop
 from backend.errors import StudioError
-from backend.pipelines.disco_stages import preparse
 from backend.studio import Studio
 from components.safe_text import escape_markdown
 
 SAMPLES_DIR = Path(__file__).resolve().parents[2] / "assets" / "samples"
 NOTICE_KEY = "library_notice"
+FAILURES_KEY = "library_failures"
 STAGE_NAMES = {"read": "Reading", "segment": "Segmenting", "embed": "Embedding", "store": "Storing"}
+_log = logging.getLogger("app.views.library")
+
+
+def _failure_message(error: Exception, action: str, subject: str) -> str:
+    """Coded errors are written for users; anything else is logged in full and only named here."""
+    shown = escape_markdown(subject)
+    if isinstance(error, StudioError):
+        return f"{shown}: {error}"
+    _log.exception("%s '%s' failed", action, subject, exc_info=error)
+    return f"{action} '{shown}' failed ({type(error).__name__}); details are in the server log."
 
 
 def _index_files(studio: Studio, files: list[tuple[str, bytes]]) -> None:
@@ -30,9 +42,9 @@ def _index_files(studio: Studio, files: list[tuple[str, bytes]]) -> None:
 
         try:
             report = studio.indexer.index_file(data, name, progress=progress)
-        except StudioError as error:
+        except Exception as error:  # one broken file must not stop the others
             bar.empty()
-            st.error(f"{name}: {error}")
+            st.error(_failure_message(error, "Indexing", name))
         else:
             bar.empty()
             if report.status == "unchanged":
@@ -49,13 +61,20 @@ def _index_files(studio: Studio, files: list[tuple[str, bytes]]) -> None:
 
 
 def _upload_section(studio: Studio) -> None:
-    limit = studio.settings.max_upload_mb
+    wanted = studio.settings.max_upload_mb
+    server_cap = float(st.get_option("server.maxUploadSize"))
+    limit = min(wanted, server_cap)
+    # No `type=` filter: our loader names the supported types for a .docx or an extension-less file.
     uploads = st.file_uploader(
         f"Add documents (PDF, TXT, Markdown, HTML; up to {limit:g} MB each)",
-        type=["pdf", "txt", "text", "md", "markdown", "html", "htm"],
         accept_multiple_files=True,
         key="library_uploads",
     )
+    if wanted > server_cap:
+        st.caption(
+            f"STUDIO_MAX_UPLOAD_MB is {wanted:g} MB, but the server takes at most {server_cap:g} MB "
+            "per file: raise server.maxUploadSize in .streamlit/config.toml to allow more."
+        )
     left, right = st.columns(2)
     if left.button("Index uploaded files", disabled=not uploads, type="primary", key="library_index"):
         _index_files(studio, [(f.name, f.getvalue()) for f in uploads])
@@ -76,8 +95,12 @@ def _pending_section(studio: Studio) -> None:
         if middle.button("Resume", key=f"library_resume_{entry.doc_id}"):
             _index_pending(studio, entry.doc_id, entry.name)
         if right.button("Discard", key=f"library_discard_{entry.doc_id}"):
-            studio.indexer.discard(entry.doc_id)
-            st.session_state[NOTICE_KEY] = f"Discarded the interrupted ingestion of '{entry.name}'."
+            try:
+                studio.indexer.discard(entry.doc_id)
+            except Exception as error:
+                st.session_state[FAILURES_KEY] = [_failure_message(error, "Discarding", entry.name)]
+            else:
+                st.session_state[NOTICE_KEY] = f"Discarded the interrupted ingestion of '{entry.name}'."
             st.rerun()
 
 
@@ -92,8 +115,9 @@ def _index_pending(studio: Studio, doc_id: str, name: str) -> None:
 
     try:
         studio.indexer.resume(doc_id, progress=progress)
-    except StudioError as error:
-        st.error(f"{name}: {error}")
+    except Exception as error:
+        bar.empty()
+        st.error(_failure_message(error, "Resuming", name))
         return
     st.session_state[NOTICE_KEY] = f"Finished indexing '{name}'."
     st.rerun()
@@ -121,54 +145,54 @@ def _documents_section(studio: Studio) -> None:
         for s in summaries
     ]
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    names = {s.id: s.name for s in summaries}
     if stale and st.button(
         f"Re-index {len(stale)} documents built with other settings", key="library_reindex"
     ):
-        for doc_id in stale:
-            with st.spinner(f"Re-indexing {studio.library.get(doc_id).name}"):
-                studio.indexer.reindex(doc_id)
-        st.session_state[NOTICE_KEY] = f"Re-indexed {len(stale)} documents with the current settings."
-        st.rerun()
-    names = {s.id: s.name for s in summaries}
+        _reindex(studio, [doc_id for doc_id in names if doc_id in stale], names)
     with st.expander("Delete a document"):
         doc_id = st.selectbox("Document", list(names), format_func=names.get, key="library_delete_pick")
         confirm = st.checkbox(
             "Also delete its chunks, vectors and stored upload", key="library_delete_confirm"
         )
         if st.button("Delete", disabled=not confirm, key="library_delete"):
-            studio.indexer.delete(doc_id)
-            st.session_state[NOTICE_KEY] = f"Deleted '{names[doc_id]}' and everything derived from it."
+            try:
+                studio.indexer.delete(doc_id)
+            except Exception as error:
+                st.session_state[FAILURES_KEY] = [_failure_message(error, "Deleting", names[doc_id])]
+            else:
+                st.session_state[NOTICE_KEY] = f"Deleted '{names[doc_id]}' and everything derived from it."
             st.rerun()
     _preparse_section(studio, names)
+
+
+def _reindex(studio: Studio, doc_ids: list[str], names: dict[str, str]) -> None:
+    """Re-index each document; a failure is reported after the rerun and the others go on."""
+    failures = []
+    for doc_id in doc_ids:
+        with st.spinner(f"Re-indexing {names[doc_id]}"):
+            try:
+                studio.indexer.reindex(doc_id)
+            except Exception as error:
+                failures.append(_failure_message(error, "Re-indexing", names[doc_id]))
+    if done := len(doc_ids) - len(failures):
+        st.session_state[NOTICE_KEY] = f"Re-indexed {done} documents with the current settings."
+    st.session_state[FAILURES_KEY] = failures
+    st.rerun()
 
 
 def _preparse_section(studio: Studio, names: dict[str, str]) -> None:
     """Parse a document's chunk trees ahead of time, so Disco-RAG questions find them cached."""
     with st.expander("Pre-parse RST trees (Disco-RAG)"):
-        st.caption(f"Producer: {escape_markdown(studio.structure_choice().reason)}")
-        doc_id = st.selectbox("Document", list(names), format_func=names.get, key="library_preparse_pick")
-        if not st.button("Pre-parse RST trees", key="library_preparse"):
-            return
-        bar = st.progress(0.0, text="Parsing chunk trees")
-
-        def progress(stage: str, done: int, total: int) -> None:
-            bar.progress(done / total if total else 0.0, text=f"Parsing chunk trees: {done}/{total}")
-
-        try:
-            report = preparse(studio.settings, studio.llm, studio.library.get(doc_id), progress)
-        except StudioError as error:
-            st.error(str(error))
-            return
-        st.success(
-            f"{names[doc_id]}: {report.parsed} trees parsed, {report.cached} already cached, "
-            f"{report.fallbacks} from the fallback parser, in {report.seconds:.1f} s."
-        )
+        preparse_panel(studio, names)
 
 
 studio = studio_or_stop()
 st.title("Library")
 if NOTICE_KEY in st.session_state:
     st.success(st.session_state.pop(NOTICE_KEY))
+for failure in st.session_state.pop(FAILURES_KEY, []):
+    st.error(failure)
 _upload_section(studio)
 _pending_section(studio)
 _documents_section(studio)

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from backend.background_jobs import JOBS, Job, JobKey, JobRegistry
 from backend.config import Settings
 from backend.discourse.chunk_parse import ChunkParser, TrainedChunkParser
 from backend.discourse.graph_builder import llm_graph, trained_graph
@@ -156,3 +157,30 @@ def preparse(
     """Parse and cache every chunk tree of `doc` with the current structure producer."""
     parser, _ = current_chunk_parser(settings, llm)
     return preparse_document(doc, parser, TreeCache(settings.data_dir), progress)
+
+
+def _preparse_key(settings: Settings, doc_id: str, parser: ChunkParser) -> JobKey:
+    """Document and producer asked, within one data folder (tests and settings may use several)."""
+    return ("preparse", str(settings.data_dir), doc_id, parser.key)
+
+
+def start_preparse(
+    settings: Settings, llm: LLMClient, doc: Document, jobs: JobRegistry = JOBS
+) -> Job[PreparseReport]:
+    """`preparse` in a background job, which outlives the page that started it; the job already
+    running for this document and producer is returned instead of a second one. Trees parsed
+    before a cancel or failure stay cached, so starting again resumes cheaply."""
+    parser, _ = current_chunk_parser(settings, llm)
+    cache = TreeCache(settings.data_dir)
+    return jobs.start(
+        _preparse_key(settings, doc.id, parser),
+        lambda progress: preparse_document(doc, parser, cache, progress),
+    )
+
+
+def preparse_job(
+    settings: Settings, llm: LLMClient, doc_id: str, jobs: JobRegistry = JOBS
+) -> Job[PreparseReport] | None:
+    """The latest pre-parse job of `doc_id` with the current producer, running or ended, if any."""
+    parser, _ = current_chunk_parser(settings, llm)
+    return jobs.get(_preparse_key(settings, doc_id, parser))

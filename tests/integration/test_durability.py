@@ -2,7 +2,8 @@
 
 A child process ingests a document into a real data directory (library JSON, embedded Chroma)
 and prints each progress event; the test kills it when a chosen stage is reached, then opens
-the same directory as the app would after a restart.
+the same directory as the app would after a restart. A kill between two fast steps (the Chroma
+write and the library entry) has the child hold at that event until the kill lands.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 import pytest
 
 from backend.config import Settings
+from backend.retrieval.embedder import get_embedder
+from backend.retrieval.store import VectorStore
 from backend.studio import Studio
 from tests.conftest import REPO_ROOT
 
@@ -24,15 +27,20 @@ pytestmark = pytest.mark.integration
 CHILD = textwrap.dedent(
     """
     import sys
+    import time
     from pathlib import Path
     from backend.config import Settings
     from backend.studio import Studio
 
     studio = Studio(Settings(data_dir=Path(sys.argv[1])))
     data = Path(sys.argv[2]).read_bytes()
+    hold = sys.argv[3] if len(sys.argv) > 3 else None
 
     def progress(stage, done, total):
-        print(stage, done, total, flush=True)
+        line = f"{stage} {done} {total}"
+        print(line, flush=True)
+        if line == hold:
+            time.sleep(120)
 
     studio.indexer.index_file(data, "long-report.md", progress=progress)
     print("committed", flush=True)
@@ -55,10 +63,14 @@ def long_document(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def _run_and_kill(data_dir: Path, document: Path, stage: str, after: int) -> list[str]:
-    """Start the child and SIGKILL it at the `after`-th progress event of `stage`."""
+def _run_and_kill(data_dir: Path, document: Path, stage: str, after: int, hold: str = "") -> list[str]:
+    """Start the child and SIGKILL it at the `after`-th progress event of `stage`.
+
+    With `hold` (a progress line such as "store 1 2") the child waits after printing that line,
+    so the kill lands exactly there instead of wherever the child has got to.
+    """
     proc = subprocess.Popen(
-        [sys.executable, "-c", CHILD, str(data_dir), str(document)],
+        [sys.executable, "-c", CHILD, str(data_dir), str(document), *([hold] if hold else [])],
         cwd=REPO_ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
@@ -78,6 +90,13 @@ def _run_and_kill(data_dir: Path, document: Path, stage: str, after: int) -> lis
     return seen
 
 
+def _store_document_ids(data_dir: Path) -> set[str]:
+    """The documents Chroma holds rows for, read before a restart would prune them."""
+    settings = Settings(data_dir=data_dir)
+    embedder = get_embedder(settings.embedding_model)
+    return VectorStore(settings, embedder.name, embedder.dimension).document_ids()
+
+
 def _assert_consistent(studio: Studio) -> None:
     """Every visible document is whole: it validates and the store holds exactly its rows."""
     assert studio.store.document_ids() <= set(studio.library.ids())
@@ -88,13 +107,25 @@ def _assert_consistent(studio: Studio) -> None:
         assert len(stored) == len(doc.sentences)
 
 
-@pytest.mark.parametrize(("stage", "after"), [("segment", 1), ("embed", 3), ("store", 1)])
+@pytest.mark.parametrize(
+    ("stage", "after", "hold"),
+    [
+        ("segment", 1, ""),
+        ("embed", 3, ""),
+        ("store", 1, ""),
+        ("store", 2, "store 1 2"),  # vectors in Chroma, no library entry yet
+    ],
+    ids=["segment", "embed", "store", "stored-not-committed"],
+)
 def test_killed_ingestion_leaves_nothing_visible_and_resumes(
-    tmp_path: Path, long_document: Path, stage: str, after: int
+    tmp_path: Path, long_document: Path, stage: str, after: int, hold: str
 ) -> None:
     data_dir = tmp_path / "data"
-    seen = _run_and_kill(data_dir, long_document, stage, after)
+    seen = _run_and_kill(data_dir, long_document, stage, after, hold)
     assert "committed" not in seen, f"the child finished before the kill: {seen[-3:]}"
+    if hold:
+        assert seen[-1] == hold, f"killed elsewhere: {seen[-3:]}"
+        assert _store_document_ids(data_dir), "the Chroma write had finished before the kill"
 
     studio = Studio(Settings(data_dir=data_dir))  # a restart: orphans are pruned on open
     _assert_consistent(studio)

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
 from backend.config import Settings
 from backend.errors import BadDocumentError, StoreMismatchError
-from backend.indexer import Indexer
+from backend.indexer import Indexer, IndexReport
 from backend.library import Library
 from backend.retrieval.embedder import get_embedder
 from backend.retrieval.search import retrieve_chunks
@@ -122,3 +125,35 @@ def test_retrieval_reuses_stored_sentence_vectors(store_settings: Settings) -> N
     first = next(s for s in doc.sentences if s.id in read)
     again = embedder.encode([doc.sentence_text(first)])[0]
     assert float(again @ stored[first.id]) > 0.999
+
+
+def test_two_sessions_uploading_the_same_bytes_take_turns(settings: Settings) -> None:
+    """The second waits on the document's lock, then finds the first one's entry: no work twice."""
+    indexer, store, library = _parts(settings)
+    data = _document("tram")
+    encode = indexer._embedder.encode
+    calls: list[int] = []
+
+    def slow_encode(texts: list[str], **kwargs: object):
+        calls.append(len(texts))
+        time.sleep(0.2)  # keep the first ingestion busy while the second one arrives
+        return encode(texts, **kwargs)
+
+    start = threading.Barrier(2)
+
+    def ingest(name: str) -> IndexReport:
+        start.wait()
+        return indexer.index_file(data, name)
+
+    indexer._embedder.encode = slow_encode  # type: ignore[method-assign]
+    try:
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            reports = list(pool.map(ingest, ["a.md", "b.md"]))
+    finally:
+        del indexer._embedder.encode
+    assert sorted(r.status for r in reports) == ["added", "unchanged"]
+    doc = next(r.document for r in reports if r.status == "added")
+    assert library.ids() == [doc.id]
+    assert len(calls) == 2, "chunks and sentences embedded once each"
+    assert store.count() == len(doc.chunks)
+    assert store.count("sentences") == len(doc.sentences)
