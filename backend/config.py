@@ -49,6 +49,22 @@ ENV_VARS: dict[str, str] = {
 CONFIG_FILE_ENV = "STUDIO_CONFIG"
 DEFAULT_CONFIG_FILE = "studio.toml"
 BUNDLED_EMBEDDER = "bundled:all-MiniLM-L6-v2"
+NOT_RESULT_FIELDS = frozenset(
+    {
+        "data_dir",
+        "chroma_host",
+        "chroma_port",
+        "ollama_host",
+        "openai_base_url",
+        "openai_api_key",
+        "llm_timeout_s",
+        "llm_max_retries",
+        "embedding_batch_size",
+        "max_upload_mb",
+    }
+)
+"""Fields that say where or how patiently to run, not what is computed; every other field can change
+a result. The API key is a secret and is never recorded."""
 
 
 class Settings(BaseModel):
@@ -114,6 +130,14 @@ class Settings(BaseModel):
         """Hash of the settings that change what ingestion stores."""
         keys = {"embedding_model": self.embedding_model, "chunk_tokens": self.chunk_tokens}
         return hashlib.sha256(json.dumps(keys, sort_keys=True).encode()).hexdigest()[:16]
+
+    def result_settings(self) -> dict[str, Any]:
+        """Every setting that can change an evaluation's numbers, as JSON values, secrets excluded.
+
+        Derived from the fields minus `NOT_RESULT_FIELDS`, so a field added later is checked by
+        default: a resumed run is refused rather than silently mixing settings.
+        """
+        return self.model_dump(mode="json", exclude=set(NOT_RESULT_FIELDS))
 
     def to_toml(self) -> str:
         """The settings as a config file (the API key is never written)."""

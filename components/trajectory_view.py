@@ -3,7 +3,8 @@
 For the chosen step it draws the tree as the router saw it, every node marked by state in
 colour *and* a text mark (answered, shown, opened, collapsed, opened by this step), then the
 router's raw reply (shown literally), the behaviours kept and the pieces dropped with reasons;
-below, the passages finally read. All document and model text is escaped.
+below, the passages finally read. `structure_tree_html` draws a document's tree on its own, with
+no question, as collapsible sections. All document and model text is escaped.
 """
 
 from __future__ import annotations
@@ -15,11 +16,15 @@ import pandas as pd
 import streamlit as st
 
 from backend.pipelines import Answer
+from backend.routing.pdf_headings import LAYOUT_PRODUCER
+from backend.routing.structure_builders import FLAT_PRODUCER
+from backend.routing.structure_tree import StructureTree
 from backend.routing.trajectory import DocumentRoute, RoutingRecord, RoutingStep
 from components.answer_structures import renderer
 from components.safe_text import escape_markdown
 
 PREVIEW_WORDS = 40
+MAX_NODES = 1200
 STATES: dict[str, tuple[str, str, str]] = {
     # state: (text mark, text colour, background)
     "answered": ("✔ ANSWERED", "#1b5e20", "#dcedc8"),
@@ -37,6 +42,8 @@ STYLE = """
 .route-tree .mark { font-size: 11px; font-weight: bold; margin-right: 6px; white-space: nowrap; }
 .route-tree .nid { color: #777; margin-right: 4px; }
 .route-tree .heading { font-weight: bold; }
+.route-tree details > :not(summary) { margin-left: 18px; }
+.route-tree summary { cursor: pointer; }
 </style>
 """
 
@@ -61,6 +68,11 @@ def node_states(route: DocumentRoute, step: RoutingStep) -> dict[str, str]:
     return states
 
 
+def _preview(text: str) -> str:
+    words = text.split()
+    return " ".join(words[:PREVIEW_WORDS]) + (" …" if len(words) > PREVIEW_WORDS else "")
+
+
 def tree_html(route: DocumentRoute, step: RoutingStep) -> str:
     """The tree at `step` as escaped HTML, one row per node the router saw, indented by depth."""
     states = node_states(route, step)
@@ -71,15 +83,75 @@ def tree_html(route: DocumentRoute, step: RoutingStep) -> str:
             continue
         mark, colour, background = STATES[state]
         node = route.tree.node(node_id)
-        words = node.text.split()
-        text = " ".join(words[:PREVIEW_WORDS]) + (" …" if len(words) > PREVIEW_WORDS else "")
         kind = "heading" if node.type == "structure" else "content"
         rows.append(
             f'<div class="node {kind}" style="margin-left:{depth * 18}px;color:{colour};'
             f'background:{background}" data-state="{state}">'
-            f'<span class="mark">{mark}</span><span class="nid">{escape(node_id)}:</span>{escape(text)}</div>'
+            f'<span class="mark">{mark}</span><span class="nid">{escape(node_id)}:</span>'
+            f"{escape(_preview(node.text))}</div>"
         )
     return f'{STYLE}<div class="route-tree">{"".join(rows)}</div>'
+
+
+def tree_source(producer: str) -> str:
+    """Where a tree's headings came from: PDF outline, layout cues, the document's headings, or none."""
+    if producer == FLAT_PRODUCER:
+        return "flat fallback: no headings found"
+    if producer == LAYOUT_PRODUCER:
+        return "PDF layout cues"
+    if "outline" in producer:
+        return "PDF outline"
+    return "document headings"
+
+
+def structure_tree_html(tree: StructureTree, open_depth: int = 1, max_nodes: int = MAX_NODES) -> str:
+    """The whole tree, escaped: a node with children is a <details>, open when above `open_depth`.
+
+    Headings and content carry different text marks (▪ heading, ¶ content) and every node its id,
+    the one the router names. Past `max_nodes` nodes the rest is counted, not drawn.
+    """
+    parts: list[str] = []
+    drawn = skipped = 0
+    stack: list[tuple[str, int] | None] = [(tree.root, 0)]  # None closes a <details>
+    while stack:
+        item = stack.pop()
+        if item is None:
+            parts.append("</details>")
+            continue
+        node_id, depth = item
+        if drawn >= max_nodes:
+            skipped += sum(1 for _ in tree.preorder(node_id))
+            continue
+        drawn += 1
+        node = tree.node(node_id)
+        kind, mark = ("heading", "▪ heading") if node.type == "structure" else ("content", "¶ content")
+        row = (
+            f'<span class="mark">{mark}</span><span class="nid">{escape(node_id)}:</span>'
+            f"{escape(_preview(node.text))}"
+        )
+        if not node.children:
+            parts.append(f'<div class="node {kind}" data-node="{escape(node_id)}">{row}</div>')
+            continue
+        opened = " open" if depth < open_depth else ""
+        parts.append(
+            f'<details{opened} data-node="{escape(node_id)}"><summary class="node {kind}">{row}</summary>'
+        )
+        stack.append(None)
+        stack.extend((child, depth + 1) for child in reversed(node.children))
+    if skipped:
+        parts.append(f'<div class="node">… {skipped} more nodes not drawn.</div>')
+    return f'{STYLE}<div class="route-tree">{"".join(parts)}</div>'
+
+
+def render_structure_tree(tree: StructureTree) -> None:
+    """A document's routing tree without a question: where its headings came from, then every node."""
+    headings = len(tree.structure_ids()) - 1  # the root is the title
+    st.caption(
+        f"Source: **{tree_source(tree.producer)}** (producer: {escape_markdown(tree.producer)}) · "
+        f"{headings} headings, {len(tree.content_ids())} content nodes. Ids are the ones the router "
+        "names; click a heading to open or close its section."
+    )
+    st.markdown(structure_tree_html(tree), unsafe_allow_html=True)
 
 
 def _route_caption(route: DocumentRoute) -> str:

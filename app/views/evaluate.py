@@ -9,13 +9,12 @@ import streamlit as st
 
 from app.evaluate_forms import FORMS
 from app.state import studio_or_stop
-from backend.eval import qa_run, rst_parseval
-from backend.eval.asqa_run import METRICS as ASQA_METRICS
+from backend.eval import qa_run
 from backend.eval.asqa_run import load_asqa_records, summarise_asqa
 from backend.eval.retrieval_run import load_retrieval_records, summarise_retrieval
 from backend.eval.rst_run import load_rst_records, summarise_rst
 from backend.eval.run_files import RECORDS, SUMMARY, SUMMARY_JSON, list_runs
-from components.eval_charts import budget_lines, method_bars, parseval_bars
+from components.eval_charts import PLOTTED, ROOTS, run_figure
 
 KINDS = {
     "qa": "QA (QASPER)",
@@ -40,13 +39,6 @@ SUMMARIES = {
     "rst": lambda d: summarise_rst(load_rst_records(d)),
     "asqa": lambda d: summarise_asqa(load_asqa_records(d)),
 }
-PLOTTED = {
-    "qa": qa_run.METRICS,
-    "retrieval": ("f1", "recall"),
-    "rst": rst_parseval.METRICS,
-    "asqa": ASQA_METRICS,
-}
-
 studio = studio_or_stop()
 st.title("Evaluate")
 runs_dir = Path(studio.settings.data_dir) / "evaluations"
@@ -66,14 +58,8 @@ if runs:
     st.dataframe(pd.DataFrame(summary), hide_index=True, width="stretch")
     left, right = st.columns(2)
     metric = left.selectbox("Plot", PLOTTED[kind], key=f"{prefix}_metric")
-    title = f"{metric} ({run})"
-    if kind == "retrieval":
-        figure = budget_lines(summary, metric, f"{title} by word budget")
-    elif kind == "rst":
-        root = right.selectbox("Root node", ("included", "excluded"), key=f"{prefix}_root")
-        figure = parseval_bars(summary, metric, root, f"{title}, root {root}")
-    else:
-        figure = method_bars(summary, metric, f"{title} per method")
+    root = right.selectbox("Root node", ROOTS, key=f"{prefix}_root") if kind == "rst" else ROOTS[0]
+    figure = run_figure(kind, summary, run, metric, root)
     st.plotly_chart(figure, width="stretch", key=f"{prefix}_plot")
     if kind == "asqa":
         with st.expander("Answers"):

@@ -1,4 +1,4 @@
-"""Explore page: a document's retrieval tree, and which nodes and evidence a question selects."""
+"""Explore page: a document's heading tree (RDR2's) and retrieval tree, and what a question selects."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ from backend.retrieval.selection_record import SelectionRecord
 from backend.retrieval.summary_cache import SummaryCache
 from backend.retrieval.tree_index import ENHANCED, TREE_METHODS, TreeIndex
 from backend.retrieval.tree_retrieval import tree_retrieve
+from backend.routing.document_trees import structure_tree_for
 from backend.studio import Studio
 from components.discourse_tree_view import text_html, tree_html, visits_table
 from components.safe_text import escape_markdown
+from components.trajectory_view import render_structure_tree
 
 MERGE_ONLY, SUMMARIES = "Merge only (no LLM calls)", "LLM summaries (tau rule)"
 RESULT_KEY = "explore_result"
@@ -67,10 +69,12 @@ names = {s.id: s.name for s in summaries}
 if st.session_state.get("explore_doc") not in names:
     st.session_state["explore_doc"] = next(iter(names))
 doc_id = st.selectbox("Document", list(names), format_func=names.get, key="explore_doc")
+doc = studio.library.get(doc_id)
+with st.expander("Heading tree (what RDR2 routes over)"):
+    render_structure_tree(structure_tree_for(doc, studio.library))
 method = st.selectbox(
     "Tree", list(TREE_METHODS), format_func=lambda m: get_method(m).title, key="explore_method"
 )
-doc = studio.library.get(doc_id)
 if doc.index_fingerprint != studio.settings.index_fingerprint():
     st.warning("This document was indexed under other settings: re-index it on the Library page first.")
     st.stop()

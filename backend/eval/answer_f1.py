@@ -25,10 +25,15 @@ def normalise(text: str) -> list[str]:
 
 
 def token_f1(prediction: str, reference: str) -> float:
+    """Token F1 after normalisation; 0 when no token is shared, even for two empty strings.
+
+    The official QASPER evaluator returns 0 whenever nothing overlaps, so an empty answer never
+    scores against a reference that normalises to nothing.
+    """
     predicted, gold = normalise(prediction), normalise(reference)
     common = sum((Counter(predicted) & Counter(gold)).values())
-    if not predicted or not gold or not common:
-        return float(predicted == gold)
+    if not common:
+        return 0.0
     precision, recall = common / len(predicted), common / len(gold)
     return 2 * precision * recall / (precision + recall)
 

@@ -27,6 +27,7 @@ from backend.eval.run_files import (
     finished_keys,
     open_run,
     read_records,
+    settings_params,
     write_summary,
 )
 from backend.llm.base import LLMClient
@@ -96,15 +97,7 @@ def run_asqa_eval(
     for method in methods:
         get_method(method)
     verdict = model_gate(studio.llm, allow_weak_model)
-    settings = studio.settings
-    params = {
-        "dataset": str(Path(dataset).resolve()),
-        "split": split,
-        "llm": settings.llm_label,
-        "embedder": settings.embedding_model,
-        "chunk_tokens": settings.chunk_tokens,
-        "top_k": settings.top_k,
-    }
+    params = {"dataset": str(Path(dataset).resolve()), "split": split, **settings_params(studio.settings)}
     open_run(out_dir, KIND, params)
     records_path = out_dir / RECORDS
     done = finished_keys(records_path, KEY)

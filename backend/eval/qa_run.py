@@ -27,6 +27,7 @@ from backend.eval.run_files import (
     finished_keys,
     open_run,
     read_records,
+    settings_params,
     write_summary,
 )
 from backend.progress import ProgressFn, no_progress
@@ -85,14 +86,7 @@ def run_qa_eval(
     progress: ProgressFn = no_progress,
 ) -> list[EvalRecord]:
     """Evaluate `methods`, skipping results already in `out_dir`; returns every record there."""
-    settings = studio.settings
-    params = {
-        "dataset": str(Path(dataset).resolve()),
-        "llm": settings.llm_label,
-        "embedder": settings.embedding_model,
-        "chunk_tokens": settings.chunk_tokens,
-        "top_k": settings.top_k,
-    }
+    params = {"dataset": str(Path(dataset).resolve()), **settings_params(studio.settings)}
     open_run(out_dir, KIND, params)
     records_path = out_dir / RECORDS
     done = finished_keys(records_path, KEY)

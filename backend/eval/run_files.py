@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from backend.config import Settings
 from backend.errors import ConfigError
 
 RECORDS = "records.jsonl"
@@ -72,6 +73,11 @@ def write_summary(out_dir: Path, rows: Sequence[Mapping[str, Any]], meta: Mappin
         writer.writerows(rows)
     payload = {"meta": dict(meta), "rows": [dict(r) for r in rows]}
     (out_dir / SUMMARY_JSON).write_text(json.dumps(payload, indent=1), encoding="utf-8")
+
+
+def settings_params(settings: Settings) -> dict[str, Any]:
+    """The model's label and every setting that can change a run's numbers (never the API key)."""
+    return {"llm": settings.llm_label, **settings.result_settings()}
 
 
 def open_run(out_dir: Path, kind: str, params: Mapping[str, Any]) -> None:

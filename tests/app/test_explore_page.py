@@ -10,6 +10,8 @@ from streamlit.testing.v1 import AppTest
 from backend.config import Settings
 from backend.studio import Studio
 from tests.conftest import REPO_ROOT
+from tests.unit.routing.helpers import build_sized_pdf
+from tests.unit.routing.test_routing_structure_trees import PAPER_PAGES
 
 pytestmark = pytest.mark.integration
 MAIN = str(REPO_ROOT / "app" / "main.py")
@@ -25,6 +27,12 @@ def app_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("STUDIO_CONFIG", str(tmp_path / "studio.toml"))
     monkeypatch.setenv("STUDIO_LLM_MAX_TOKENS", "40")
     return tmp_path
+
+
+HEADED = (
+    "<html><body><h1>Depot notes</h1><h2>Costs &lt;img src=x onerror=alert(1)&gt;</h2>"
+    "<p>The budget grew by 4 percent.</p><h2>Winter</h2><p>Range drops in the cold.</p></body></html>"
+)
 
 
 def _markdown(at: AppTest) -> str:
@@ -83,3 +91,31 @@ def test_ask_with_disretrieval_shows_the_tree_retrieval_tab(app_env: Path) -> No
     assert "Merge-only node texts" in captions and "shape by `trained-sentence-parser" in captions
     costs = at.dataframe[-1].value
     assert list(costs["stage"]) == ["build trees", "retrieve", "generate"]
+
+
+def test_the_heading_tree_is_shown_without_a_question_with_where_its_headings_came_from(
+    app_env: Path,
+) -> None:
+    studio = Studio(Settings(data_dir=app_env / "data"))
+    headed = studio.indexer.index_file(HEADED.encode(), "depot.html").doc_id
+    paper = studio.indexer.index_file(build_sized_pdf(PAPER_PAGES), "paper.pdf").doc_id
+    flat = studio.indexer.index_file(HOSTILE.encode(), "hostile.txt").doc_id
+    at = AppTest.from_file(MAIN, default_timeout=240).run()
+    at.switch_page("views/explore.py").run()
+    expected = {
+        headed: ("document headings", "html headings", "Costs &lt;img src=x onerror=alert(1)&gt;"),
+        paper: ("PDF layout cues", "pdf layout cues (font size, numbering)", "1.1 Scope"),
+        flat: ("flat fallback: no headings found", "no headings found: one flat section", "&lt;script&gt;"),
+    }
+    for doc_id, (source, producer, text) in expected.items():
+        at.selectbox(key="explore_doc").set_value(doc_id).run()
+        assert not at.exception and not at.error
+        tree = at.expander[0]
+        assert tree.label == "Heading tree (what RDR2 routes over)"
+        caption = tree.caption[0].value.replace("\\", "")  # captions are escaped
+        assert f"Source: **{source}** (producer: {producer})" in caption
+        html = "\n".join(str(m.value) for m in tree.markdown)
+        assert 'class="route-tree"' in html and '<details open data-node="0">' in html and text in html
+        assert "<img" not in html and "<script" not in html
+        assert any("not built yet" in i.value for i in at.info), "no tree build or question was needed"
+    assert "¶ content" in html and '<span class="nid">0:</span>' in html

@@ -14,7 +14,12 @@ def test_normalise_drops_case_punctuation_and_articles() -> None:
 def test_token_f1_by_hand() -> None:
     # prediction: bert base model (3), gold: bert large model (3), common 2 -> P = R = 2/3
     assert token_f1("BERT base model", "the BERT large model") == pytest.approx(2 / 3)
-    assert token_f1("", "") == 1.0 and token_f1("x", "") == 0.0
+
+
+def test_nothing_shared_scores_zero_even_for_two_empty_strings() -> None:
+    """QASPER's official evaluator returns 0 when no token is shared; an earlier version gave 1.0 here."""
+    assert token_f1("", "") == 0.0 and token_f1("the", "a") == 0.0
+    assert token_f1("x", "") == 0.0 and token_f1("", "x") == 0.0
 
 
 @pytest.mark.parametrize(

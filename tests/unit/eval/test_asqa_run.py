@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from types import SimpleNamespace
+
 import pytest
 
+from backend.config import Settings
 from backend.errors import ConfigError
 from backend.eval.asqa import load_asqa
-from backend.eval.asqa_run import AsqaRecord, answerable, model_gate, summarise_asqa
+from backend.eval.asqa_run import AsqaRecord, answerable, model_gate, run_asqa_eval, summarise_asqa
 from tests.conftest import ASQA_FIXTURE
 from tests.fakes.scripted_llm import ScriptedLLM
 from tests.unit.llm.test_capability import obedient, rambling
@@ -47,3 +51,15 @@ def test_summary_is_in_percent_and_a_failed_answer_counts_as_zero() -> None:
     assert rag["questions"] == 2 and rag["errors"] == 1
     assert rag["rouge_l"] == 25.0 and rag["str_em"] == 50.0 and rag["answer_words"] == 15.0
     assert extractive["rouge_l"] == 25.0 and extractive["str_em"] != extractive["str_em"], "NaN: no aliases"
+
+
+def test_resuming_under_another_setting_is_refused_as_in_qa_runs(tmp_path: Path) -> None:
+    settings = Settings(data_dir=tmp_path / "data", llm_backend="ollama", llm_model="asqa-obedient")
+    llm = ScriptedLLM(obedient, label=settings.llm_label)
+    out = tmp_path / "run"
+    run_asqa_eval(
+        SimpleNamespace(settings=settings, llm=llm), ASQA_FIXTURE, ["standard_rag"], out, n_questions=0
+    )
+    changed = SimpleNamespace(settings=settings.updated(llm_temperature=0.7), llm=llm)
+    with pytest.raises(ConfigError, match=r"llm_temperature: 0.2 then, 0.7 now"):
+        run_asqa_eval(changed, ASQA_FIXTURE, ["standard_rag"], out, n_questions=0)
