@@ -7,8 +7,40 @@ import streamlit as st
 import components.structure_viewers  # noqa: F401  (registers renderers)
 from app.state import studio_or_stop
 from backend.errors import StudioError
+from backend.llm.capability import KNOWN_BASE_PREFIX, capability
 from backend.pipelines.registry import get_method, method_names
+from backend.studio import Studio
 from components.evidence import render_answer
+
+CHOSEN_KEY = "ask_method_chosen"
+"""The method the user picked, kept apart from the widget's key so it outlives visits to other pages."""
+
+
+def _default_method(studio: Studio) -> tuple[str, str]:
+    """standard_rag when the generator passes the capability check; otherwise extractive and why.
+
+    Uses the cached report (the embedded base model is known without a probe), so a page load
+    probes a server model at most once per process.
+    """
+    try:
+        report = capability(studio.llm)
+    except StudioError as error:
+        return "extractive", f"The configured model cannot start ({error.what})"
+    if report.follows_formats:
+        return "standard_rag", ""
+    model = f"The configured model `{report.model}`"
+    if report.model.startswith(KNOWN_BASE_PREFIX) and not report.checks:
+        return "extractive", f"{model} is a base model"
+    if report.error:
+        return "extractive", f"{model} could not be checked ({report.error})"
+    passed = sum(c.passed for c in report.checks)
+    return "extractive", f"{model} failed the format check ({passed}/{len(report.checks)} probe checks)"
+
+
+def _remember_choice() -> None:
+    """Runs only on the user's change, so the default the page sets is never taken for a choice."""
+    st.session_state[CHOSEN_KEY] = st.session_state["ask_method"]
+
 
 studio = studio_or_stop()
 st.title("Ask")
@@ -23,20 +55,24 @@ doc_ids = None
 if scope == "Chosen documents":
     doc_ids = st.multiselect("Documents", list(names), format_func=names.get, key="ask_docs")
 methods = method_names()
+default, why_extractive = _default_method(studio)
+chosen = st.session_state.get(CHOSEN_KEY)
+st.session_state["ask_method"] = chosen if chosen in methods else default
 method = st.selectbox(
     "Method",
     methods,
-    index=methods.index("standard_rag"),
     format_func=lambda n: get_method(n).title,
     key="ask_method",
+    on_change=_remember_choice,
     help="How the answer is built; each method's description is shown below.",
 )
 st.caption(get_method(method).description)
-if studio.llm.label.startswith("embedded:"):
+if why_extractive and method == "extractive":
+    st.caption(f"{why_extractive}; answers are extractive by default. Pick another method to use it anyway.")
+elif why_extractive:
     st.info(
-        "The embedded model is a small base model that does not follow instructions: its answers are "
-        "plumbing, not analysis. Connect an Ollama or OpenAI-compatible "
-        "server in the sidebar for real answers."
+        f"{why_extractive}, so the answers it writes are plumbing, not analysis. Connect an "
+        "instruction-following model (Ollama or an OpenAI-compatible server) in the sidebar for real answers."
     )
 
 with st.form("ask_form"):

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, Literal, Protocol
 
-from backend.discourse.parser import SentenceRSTParser
+from backend.discourse.parser import PRODUCER, SentenceRSTParser
 from backend.discourse.rst_tree import RSTNode, RSTTree, Unit
 from backend.errors import ConfigError
 from backend.ingest.segment import sentence_spans
 from backend.llm.base import Completion
 
-TRAINED_PRODUCER = "trained sentence parser (GUM v2)"
+TRAINED_PRODUCER = PRODUCER
 FLAT_PRODUCER = "flat tree (no parser available)"
 
 Status = Literal["parsed", "repaired", "fallback"]
@@ -101,9 +101,12 @@ def flat_tree(units: list[Unit], producer: str = FLAT_PRODUCER) -> RSTTree:
 
 
 class TrainedChunkParser:
-    """The trained sentence-level parser over a chunk's sentences; a flat tree if it cannot load."""
+    """The trained sentence-level parser over a chunk's sentences; a flat tree if it cannot load.
 
-    key = "trained:gum-v2"
+    The cache key is the weights' producer name, so new weights never read trees cached by old ones.
+    """
+
+    key = PRODUCER
 
     def __init__(self, parser: SentenceRSTParser | None = None) -> None:
         self._parser = parser

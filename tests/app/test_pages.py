@@ -7,7 +7,11 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from backend.llm import capability
+from backend.llm.embedded import EMBEDDED_LABEL
 from tests.conftest import REPO_ROOT
+from tests.fakes.scripted_llm import ScriptedLLM
+from tests.unit.llm.test_capability import obedient
 
 pytestmark = pytest.mark.integration
 MAIN = str(REPO_ROOT / "app" / "main.py")
@@ -49,13 +53,53 @@ def test_ask_page_gives_a_cited_answer_view(app_env: Path) -> None:
     at.button(key="library_samples").click().run()
     at.switch_page("views/ask.py").run()
     assert at.title[0].value == "Ask"
+    at.selectbox(key="ask_method").set_value("standard_rag").run()
     at.text_input(key="ask_question").input("How many buses did the city buy?")
     at.button(key="ask_submit").click().run()
     assert not at.exception and not at.error
     texts = _texts(at)
     assert "Passages given to the model** (5)" in texts
     assert len([e for e in at.expander if e.label.startswith("[")]) == 5
-    assert "produced by" in texts
+    assert "produced by `embedded:" in texts
+
+
+def test_ask_page_answers_extractively_by_default_with_the_base_model(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=180).run()
+    at.button(key="library_samples").click().run()
+    at.switch_page("views/ask.py").run()
+    assert at.selectbox(key="ask_method").value == "extractive"
+    assert f"`{EMBEDDED_LABEL}` is a base model; answers are extractive by default" in _texts(at)
+    at.text_input(key="ask_question").input("How many buses did the city buy?")
+    at.button(key="ask_submit").click().run()
+    assert not at.exception and not at.error
+    texts = _texts(at)
+    assert "Extractive answer: sentences selected from the documents, no model wrote this." in texts
+    assert "· _selected from the document_" in texts and "Sources cited" in texts
+    assert "produced by `extractive:" in texts
+
+
+def test_ask_page_keeps_the_method_the_user_picked(app_env: Path) -> None:
+    at = AppTest.from_file(MAIN, default_timeout=180).run()
+    at.button(key="library_samples").click().run()
+    at.switch_page("views/ask.py").run()
+    at.selectbox(key="ask_method").set_value("standard_rag").run()
+    assert "extractive by default" not in _texts(at)
+    at.switch_page("views/library.py").run()
+    at.switch_page("views/ask.py").run()
+    assert at.selectbox(key="ask_method").value == "standard_rag"
+
+
+def test_ask_page_defaults_to_standard_rag_for_a_capable_model(
+    app_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    passing = capability.probe(ScriptedLLM(obedient, label=EMBEDDED_LABEL))
+    monkeypatch.setitem(capability._REPORTS, EMBEDDED_LABEL, passing)  # as after a passing re-check
+    at = AppTest.from_file(MAIN, default_timeout=180).run()
+    at.button(key="library_samples").click().run()
+    at.switch_page("views/ask.py").run()
+    assert not at.exception
+    assert at.selectbox(key="ask_method").value == "standard_rag"
+    assert "extractive by default" not in _texts(at)
 
 
 def test_ask_page_explains_an_empty_library(app_env: Path) -> None:
@@ -82,6 +126,8 @@ def test_unreachable_ollama_is_explained_on_ask(app_env: Path, monkeypatch: pyte
     at = AppTest.from_file(MAIN, default_timeout=120).run()
     assert "Ollama at http://127.0.0.1:9 did not answer (connection refused)" in _texts(at)
     at.switch_page("views/ask.py").run()
+    assert at.selectbox(key="ask_method").value == "extractive", "an unanswered probe is not capable"
+    at.selectbox(key="ask_method").set_value("standard_rag").run()
     at.text_input(key="ask_question").input("How many buses?")
     at.button(key="ask_submit").click().run()
     assert not at.exception

@@ -87,6 +87,8 @@ def test_upload_ask_and_see_a_cited_answer(app_url: str) -> None:
 
         page.get_by_role("link", name="Ask").click()
         expect(page.get_by_role("heading", name="Ask")).to_be_visible(timeout=60_000)
+        page.get_by_test_id("stSelectbox").filter(has_text="Method").locator("input").click()
+        page.get_by_role("option", name="Standard RAG").click()  # the default is extractive here
         page.get_by_label("Question", exact=True).fill("How many electric buses did the city buy?")
         page.get_by_role("button", name="Ask", exact=True).click()
         expect(page.get_by_text("Passages given to the model").first).to_be_visible(timeout=240_000)
