@@ -3,13 +3,14 @@
     python -m scripts.evaluate qa --methods standard_rag,extractive --papers 5 --per-paper 3 --out results/qa
     python -m scripts.evaluate retrieval --methods disretrieval,flatten_chunk --budgets 200,300,400 \\
         --papers 5 --out results/retrieval
-    python -m scripts.evaluate rst --limit 5 --out results/rst
+    python -m scripts.evaluate rst --limit 5 [--llm] --out results/rst
     python -m scripts.evaluate asqa --dataset ASQA.json --methods standard_rag --questions 20 \\
         --out results/asqa
 
 Without a kind (`python -m scripts.evaluate --methods ... --out DIR`) it runs `qa`, as before.
-Each run writes run.json, records.jsonl, summary.csv and summary.json under --out and prints the
-summary (docs/evaluate.md). Uses the studio's settings (env / studio.toml).
+Each run writes run.json, records.jsonl, summary.csv, summary.json and charts.html (the Evaluate
+page's plots, offline) under --out and prints the summary (docs/evaluate.md). Uses the studio's
+settings (env / studio.toml).
 """
 
 from __future__ import annotations
@@ -32,8 +33,10 @@ from backend.eval.retrieval_run import (
     structure_summariser,
     summarise_retrieval,
 )
-from backend.eval.rst_run import PARSERS, run_rst_eval, summarise_rst
+from backend.eval.rst_llm import structure_choice
+from backend.eval.rst_run import PARSERS, llm_paragraph_counts, run_rst_eval, summarise_rst
 from backend.studio import Studio
+from components.eval_charts import CHARTS_HTML, charts_html, run_figures
 
 QASPER = Path(__file__).resolve().parents[2] / "shared" / "data" / "qasper" / "qasper-dev-v0.3.json"
 KINDS = ("qa", "retrieval", "rst", "asqa")
@@ -60,6 +63,16 @@ def _print(rows: Sequence[dict]) -> None:
     print()
     for row in rows:
         print("  ".join(f"{k}={v:.2f}" if isinstance(v, float) else f"{k}={v}" for k, v in row.items()))
+
+
+def write_charts(kind: str, rows: Sequence[dict], out: Path) -> Path | None:
+    """The Evaluate page's plots for this run as one offline HTML file; None when nothing was scored."""
+    if not rows:
+        return None
+    path = out / CHARTS_HTML
+    html = charts_html(run_figures(kind, rows, out.name), f"{kind} run {out.name}")
+    path.write_text(html, encoding="utf-8")
+    return path
 
 
 def qa(args: argparse.Namespace) -> list[dict]:
@@ -99,15 +112,28 @@ def retrieval(args: argparse.Namespace) -> list[dict]:
 
 
 def rst(args: argparse.Namespace) -> list[dict]:
+    choice = structure_choice(load_settings()) if args.llm else None
+    if choice is not None and choice.llm is None:
+        print(f"LLM rows: no capable LLM ({choice.reason}); every paragraph falls back to the trained "
+              "parser, so these rows' scores reflect fallbacks.")  # fmt: skip
+    elif choice is not None:
+        print(f"LLM rows: {choice.reason}")
     records = run_rst_eval(
         args.out,
         gum_dir=args.gum_dir,
         cache_dir=args.cache_dir,
         weights=args.weights,
         parsers=_names(args.parsers),
+        llm=choice,
         limit=args.limit,
         progress=_progress,
     )
+    if choice is not None:
+        counts = llm_paragraph_counts(records)
+        print(f"\nLLM rows: {counts['llm_parsed']} paragraphs parsed by the LLM, {counts['llm_fallback']} "
+              "fell back (scored as the trained parser's trees)")  # fmt: skip
+        if not counts["llm_parsed"]:
+            print("No paragraph was parsed by the LLM: the LLM rows' scores reflect fallbacks only.")
     return summarise_rst(records)
 
 
@@ -162,6 +188,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_argument("--gum-dir", type=Path, default=DEFAULT_GUM_DIR, help="folder with train/ and dev/")
     sub.add_argument("--cache-dir", type=Path, default=Path("data/cache"), help="sentence embedding cache")
     sub.add_argument("--weights", type=Path, default=DEFAULT_WEIGHTS, help="trained parser weights")
+    sub.add_argument("--llm", action="store_true", help="add the configured LLM chunk parser's rows")
 
     sub = kind("asqa", asqa, "ASQA-format long answers: ROUGE-L and short-answer exact match (STR-EM).")
     sub.add_argument("--dataset", type=Path, required=True, help="ASQA.json or a file in its format")
@@ -188,7 +215,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"\n{error}", file=sys.stderr)
         raise SystemExit(2) from None
     _print(rows)
-    print(f"wrote {args.out}/summary.csv and summary.json")
+    charts = write_charts(args.kind, rows, args.out)
+    print(f"wrote {args.out}/summary.csv and summary.json" + (f" and {charts.name}" if charts else ""))
 
 
 if __name__ == "__main__":

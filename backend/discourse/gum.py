@@ -6,17 +6,19 @@ EDU tree is highest (closest to the root); the node takes its nuclearity and rel
 LCA (the satellite's relation, or the shared one for N-N). Applied recursively this yields the
 gold tree whenever sentences form subtrees, and a tree over the sentences when they do not (a
 sentence split across two subtrees, or a paragraph that is not a single subtree). The same rule
-over paragraph boundaries gives the document tree over paragraphs.
+over paragraph boundaries gives the document tree over paragraphs, and over any EDU tree (an
+LLM's) projects it to sentences (`project_tree`).
 """
 
 from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from backend.discourse.labels import coarse_relation
+from backend.discourse.labels import coarse_relation, from_disco_rag
 from backend.discourse.rst_tree import RSTNode, RSTTree, Unit
 
 DEFAULT_GUM_DIR = Path("../shared/data/gum")
@@ -150,8 +152,12 @@ def _label(lca: _Node) -> tuple[str, str]:
     return nuclearity, coarse_relation(relation)
 
 
-def _lca_tree(units: list[Unit], boundaries: list[tuple[int, _Node]], producer: str) -> RSTTree:
-    """Tree over units where boundaries[i] = (depth, LCA) between unit i and i+1."""
+Boundary = tuple[int, tuple[str, str]]
+"""(depth of the LCA, (nuclearity, relation) of the LCA) at the boundary between two units."""
+
+
+def _lca_tree(units: list[Unit], boundaries: Sequence[Boundary], producer: str) -> RSTTree:
+    """Tree over units where boundaries[i] describes the LCA between unit i and i+1 (the rule above)."""
     nodes: list[RSTNode] = []
     todo = [(0, len(units) - 1)]
     while todo:
@@ -159,9 +165,29 @@ def _lca_tree(units: list[Unit], boundaries: list[tuple[int, _Node]], producer: 
         if start == end:
             continue
         split = min(range(start, end), key=lambda b: (boundaries[b][0], b))
-        nodes.append(RSTNode(start, split, end, *_label(boundaries[split][1])))
+        nodes.append(RSTNode(start, split, end, *boundaries[split][1]))
         todo += [(start, split), (split + 1, end)]
     return RSTTree(units, nodes, producer)
+
+
+def project_tree(tree: RSTTree, ends: Sequence[int | None], units: list[Unit], producer: str) -> RSTTree:
+    """`tree` over EDUs -> a tree over coarser `units` (sentences) by the same LCA rule as the gold.
+
+    `ends[i]` is the EDU boundary b (between EDUs b and b+1) where unit i ends, or None where unit i
+    ends inside an EDU: such boundaries have no LCA, so they split last, labelled NN joint (no claim).
+    A Disco-RAG tree's relations are mapped back to GUM coarse classes (`labels.from_disco_rag`).
+    """
+    relation = from_disco_rag if tree.label_set == "disco-rag-intra" else str
+    spans = tree.by_span()
+    by_split: dict[int, Boundary] = {}
+    todo = [((0, len(tree.units) - 1), 0)]
+    while todo:
+        span, depth = todo.pop()
+        if (node := spans.get(span)) is not None:
+            by_split[node.split] = (depth, (node.nuclearity, relation(node.relation)))
+            todo += [(child, depth + 1) for child in node.child_spans]
+    inside: Boundary = (len(tree.units), ("NN", "joint"))
+    return _lca_tree(units, [inside if b is None else by_split[b] for b in ends], producer)
 
 
 def _align(edus: list[_Node], words: list[list[str]]) -> list[int] | str:
@@ -194,7 +220,7 @@ def convert(doc_id: str, dis_text: str, conllu_path: Path) -> GumDocument | str:
         return last_edu
     table = _split_table(root)
     units = [Unit(t) for t in texts]
-    sent_bounds = [table[last_edu[s]] for s in range(len(texts) - 1)]
+    sent_bounds = [(depth, _label(lca)) for depth, lca in (table[last_edu[s]] for s in range(len(texts) - 1))]
     ends = [*starts[1:], len(texts)]
     paragraph_trees = [
         _lca_tree(units[a:b], sent_bounds[a : b - 1], GOLD_PRODUCER)
