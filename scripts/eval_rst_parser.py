@@ -20,7 +20,7 @@ from pathlib import Path
 from backend.config import load_settings
 from backend.discourse.gum import DEFAULT_GUM_DIR, GumDocument
 from backend.discourse.parser import DEFAULT_WEIGHTS, SentenceRSTParser
-from backend.eval.rst_llm import LLMRows, structure_choice
+from backend.eval.rst_llm import ONLY_FALLBACKS, LLMRows, choice_note, structure_choice
 from backend.eval.rst_parseval import METRICS
 from backend.eval.rst_run import (
     LEVELS,
@@ -62,7 +62,7 @@ def print_llm_report(records: list[RstRecord], rows: LLMRows) -> None:
     for reason, n in rows.reasons.most_common():
         print(f"  fallback x{n}: {reason}")
     if not counts["llm_parsed"]:
-        print("No paragraph was parsed by the LLM: the LLM rows' scores reflect fallbacks only.")
+        print(ONLY_FALLBACKS)
 
 
 def speed(parser: SentenceRSTParser, docs: list[GumDocument], target: int) -> None:
@@ -107,11 +107,7 @@ def main() -> None:
     rows: LLMRows | None = None
     if args.llm:
         choice = structure_choice(load_settings())
-        if choice.llm is None:
-            print(f"LLM rows: no capable LLM ({choice.reason}); every paragraph falls back to the trained "
-                  "parser, so these rows' scores reflect fallbacks.")  # fmt: skip
-        else:
-            print(f"LLM rows: {choice.reason}")
+        print(choice_note(choice))
         rows = llm_rows(inputs, choice)
         for i, doc in enumerate(inputs.docs, start=1):
             records += score_llm_document(doc, rows)

@@ -33,7 +33,7 @@ from backend.eval.retrieval_run import (
     structure_summariser,
     summarise_retrieval,
 )
-from backend.eval.rst_llm import structure_choice
+from backend.eval.rst_llm import ONLY_FALLBACKS, choice_note, structure_choice
 from backend.eval.rst_run import PARSERS, llm_paragraph_counts, run_rst_eval, summarise_rst
 from backend.studio import Studio
 from components.eval_charts import CHARTS_HTML, charts_html, run_figures
@@ -113,11 +113,8 @@ def retrieval(args: argparse.Namespace) -> list[dict]:
 
 def rst(args: argparse.Namespace) -> list[dict]:
     choice = structure_choice(load_settings()) if args.llm else None
-    if choice is not None and choice.llm is None:
-        print(f"LLM rows: no capable LLM ({choice.reason}); every paragraph falls back to the trained "
-              "parser, so these rows' scores reflect fallbacks.")  # fmt: skip
-    elif choice is not None:
-        print(f"LLM rows: {choice.reason}")
+    if choice is not None:
+        print(choice_note(choice))
     records = run_rst_eval(
         args.out,
         gum_dir=args.gum_dir,
@@ -133,7 +130,7 @@ def rst(args: argparse.Namespace) -> list[dict]:
         print(f"\nLLM rows: {counts['llm_parsed']} paragraphs parsed by the LLM, {counts['llm_fallback']} "
               "fell back (scored as the trained parser's trees)")  # fmt: skip
         if not counts["llm_parsed"]:
-            print("No paragraph was parsed by the LLM: the LLM rows' scores reflect fallbacks only.")
+            print(ONLY_FALLBACKS)
     return summarise_rst(records)
 
 

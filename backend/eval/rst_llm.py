@@ -29,6 +29,7 @@ from backend.llm.capability import StructureChoice, choose_structure_llm
 from backend.llm.factory import make_llm
 
 NO_LLM_KEY = "llm:none"
+ONLY_FALLBACKS = "No paragraph was parsed by the LLM: the LLM rows' scores reflect fallbacks only."
 
 
 def structure_choice(settings: Settings) -> StructureChoice:
@@ -38,6 +39,16 @@ def structure_choice(settings: Settings) -> StructureChoice:
     except StudioError as error:
         return StructureChoice(None, f"no LLM could be loaded ({error.what})")
     return choose_structure_llm(settings, generator)
+
+
+def choice_note(choice: StructureChoice) -> str:
+    """What the LLM rows will measure, printed before a run so fallback-only scores are never a surprise."""
+    if choice.llm is None:
+        return (
+            f"LLM rows: no capable LLM ({choice.reason}); every paragraph falls back to the trained "
+            "parser, so these rows' scores reflect fallbacks."
+        )
+    return f"LLM rows: {choice.reason}"
 
 
 @dataclass

@@ -29,7 +29,6 @@ from backend.ingest.document import Document
 from backend.llm.base import LLMClient
 from backend.llm.capability import StructureChoice, choose_structure_llm
 from backend.pipelines.registry import RunContext
-from backend.progress import ProgressFn, no_progress
 from backend.retrieval.search import Passage, retrieve_chunks
 
 
@@ -149,14 +148,6 @@ def structure_sections(
 def current_chunk_parser(settings: Settings, llm: LLMClient) -> tuple[ChunkParser, StructureChoice]:
     choice = choose_structure_llm(settings, llm)
     return chunk_parser_for(choice), choice
-
-
-def preparse(
-    settings: Settings, llm: LLMClient, doc: Document, progress: ProgressFn = no_progress
-) -> PreparseReport:
-    """Parse and cache every chunk tree of `doc` with the current structure producer."""
-    parser, _ = current_chunk_parser(settings, llm)
-    return preparse_document(doc, parser, TreeCache(settings.data_dir), progress)
 
 
 def _preparse_key(settings: Settings, doc_id: str, parser: ChunkParser) -> JobKey:

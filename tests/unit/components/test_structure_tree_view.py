@@ -4,21 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from backend.ingest.loaded import Block
 from backend.routing.pdf_headings import LAYOUT_PRODUCER, OUTLINE_PRODUCER
 from backend.routing.structure_builders import FLAT_PRODUCER, tree_from_document
 from components.trajectory_view import structure_tree_html, tree_source
-from tests.unit.routing.helpers import doc_from_blocks, hand_tree
+from tests.unit.routing.helpers import hand_tree, hostile_report
 
-HOSTILE = doc_from_blocks(
-    [
-        Block("heading", "Costs <b>bold</b>", 2),
-        Block("paragraph", "Prices rose. <script>alert(1)</script>"),
-        Block("heading", "Winter", 2),
-        Block("paragraph", "Range drops in the cold."),
-    ],
-    title="Report",
-)
+HOSTILE = hostile_report()
 
 
 def test_headings_open_sections_and_content_sits_inside_them_with_ids() -> None:

@@ -9,24 +9,15 @@ import json
 
 from streamlit.testing.v1 import AppTest
 
-from backend.ingest.loaded import Block
 from backend.routing.route import RouteOptions, route_tree
 from backend.routing.router import LLMRouter
 from backend.routing.structure_builders import tree_from_document
 from backend.routing.trajectory import RoutingRecord
 from components.trajectory_view import node_states, tree_html
 from tests.fakes.scripted_llm import ScriptedLLM
-from tests.unit.routing.helpers import doc_from_blocks
+from tests.unit.routing.helpers import hostile_report
 
-DOC = doc_from_blocks(
-    [
-        Block("heading", "Costs <b>bold</b>", 2),
-        Block("paragraph", "Prices rose. <script>alert(1)</script>"),
-        Block("heading", "Winter", 2),
-        Block("paragraph", "Range drops in the cold."),
-    ],
-    title="Report",
-)
+DOC = hostile_report()
 
 
 def routed():

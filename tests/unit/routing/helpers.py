@@ -31,6 +31,19 @@ def doc_from_blocks(
     return build_document(loaded, doc_id="d", name=name, size_bytes=10, count_tokens_many=count_words)
 
 
+def hostile_report() -> Document:
+    """Two sections whose headings and text carry markup, for viewers that must escape it."""
+    return doc_from_blocks(
+        [
+            Block("heading", "Costs <b>bold</b>", 2),
+            Block("paragraph", "Prices rose. <script>alert(1)</script>"),
+            Block("heading", "Winter", 2),
+            Block("paragraph", "Range drops in the cold."),
+        ],
+        title="Report",
+    )
+
+
 def hand_tree() -> StructureTree:
     """A tree with nested content, which ingestion never builds but the lighting rules cover.
 
